@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsdown';
+
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: ['esm', 'cjs'],
+  platform: 'node',
+  target: 'es2022',
+  dts: true,
+  sourcemap: true,
+  fixedExtension: false,
+  publint: true,
+  attw: { profile: 'node16', level: 'error' },
+});

@@ -1,0 +1,44 @@
+import { defineConfig } from 'vitest/config';
+
+// One run covers every package. Workspace packages resolve to their TypeScript
+// sources through the "@a2a-tether/source" export condition, so tests need no build.
+const conditions = ['@a2a-tether/source', 'import', 'module', 'node', 'default'];
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: conditions } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'core', include: ['packages/core/{src,test}/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'node', include: ['packages/node/{src,test}/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'testkit', include: ['packages/testkit/{src,test}/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'interop',
+          include: ['packages/interop/test/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['packages/browser/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
