@@ -2,11 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 // One run covers every package. Workspace packages resolve to their TypeScript
 // sources through the "@a2a-tether/source" export condition, so tests need no build.
-const conditions = ['@a2a-tether/source', 'import', 'module', 'node', 'default'];
+// Vitest passes ssr.resolve.conditions to its workers as `--conditions` flags, which also steer
+// CommonJS `require`: listing `import` there makes express load ESM builds of its dependencies.
+const conditions = ['@a2a-tether/source', 'node'];
 
 export default defineConfig({
-  resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: conditions } },
+  resolve: { conditions: ['@a2a-tether/source', 'module', 'browser', 'development|production'] },
+  ssr: { resolve: { conditions, externalConditions: ['@a2a-tether/source'] } },
   test: {
     projects: [
       {

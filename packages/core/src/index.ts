@@ -1,1 +1,89 @@
-export const placeholder = 1;
+// @a2a-tether/core — runtime-neutral. Every public name is listed here on purpose.
+
+export { connect } from './client/connect.js';
+export type { ConnectOptions } from './client/connect.js';
+export { A2AClient } from './client/a2a-client.js';
+export type { SendOptions, GetTaskOptions, CancelTaskOptions } from './client/a2a-client.js';
+export { toMessage, randomId } from './client/message-input.js';
+export type { MessageInput } from './client/message-input.js';
+export { DEFAULTS } from './defaults.js';
+
+export type {
+  Metadata,
+  TaskState,
+  Role,
+  PartBase,
+  TextPart,
+  FilePart,
+  DataPart,
+  Part,
+  Message,
+  TaskStatus,
+  Artifact,
+  Task,
+  TaskStatusUpdateEvent,
+  TaskArtifactUpdateEvent,
+  StreamEvent,
+  SendResult,
+  TaskPage,
+  PushAuthentication,
+  PushNotificationConfig,
+} from './model/types.js';
+export { isTerminalState, isInterruptedState, endsStream } from './model/task-state.js';
+
+export type {
+  Binding,
+  ProtocolVersion,
+  AgentInterface,
+  SelectedInterface,
+  AgentExtension,
+  AgentCapabilities,
+  OAuthFlow,
+  SecurityScheme,
+  SecurityRequirement,
+  AgentSkill,
+  AgentCardSignature,
+  AgentCard,
+} from './card/card-types.js';
+export { normalizeCard, majorMinor } from './card/normalize-card.js';
+export { negotiate } from './card/negotiate.js';
+export type { NegotiationPreferences } from './card/negotiate.js';
+export { resolveCard, cardCandidates } from './card/resolve-card.js';
+export type { ResolveCardOptions, ResolvedCard } from './card/resolve-card.js';
+export { MemoryCardCache } from './card/card-cache.js';
+export type { CardCache, CardCacheEntry } from './card/card-cache.js';
+
+export { TetherError, isTetherError } from './errors/tether-error.js';
+export type { TetherErrorCode, TetherErrorOptions, ErrorContext } from './errors/tether-error.js';
+export {
+  A2AError,
+  JSONParseError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  InvalidParamsError,
+  InternalError,
+  TaskNotFoundError,
+  TaskNotCancelableError,
+  PushNotificationNotSupportedError,
+  UnsupportedOperationError,
+  ContentTypeNotSupportedError,
+  InvalidAgentResponseError,
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  VersionNotSupportedError,
+  createA2AError,
+} from './errors/a2a-errors.js';
+export type { A2AErrorOptions } from './errors/a2a-errors.js';
+
+export type { AuthOptions, TokenProvider, TokenRequest, HeaderRequest } from './auth/auth-options.js';
+export type { FetchLike } from './http/fetch-like.js';
+export { parseRetryAfter } from './http/retry-after.js';
+
+export { EventStream } from './transport/event-stream.js';
+export type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport/transport.js';
+
+export { decodeStreamEvent, decodeTask, decodeMessage, decodeSendResult } from './protocol/decode.js';
+export { encodeMessage, encodeSendParams } from './protocol/encode.js';
+export type { SendParams } from './protocol/encode.js';
+export type { Dialect } from './protocol/dialect.js';
+export { DecodeError } from './protocol/decode-error.js';

@@ -1,0 +1,9 @@
+import { connect as coreConnect, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
+
+/**
+ * Connects to an A2A agent from a browser: `@a2a-tether/core`'s `connect()` with the page's
+ * `fetch` (the agent must allow the page's origin with CORS, including the `A2A-Version` header).
+ */
+export function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
+  return coreConnect(url, { ...options, fetch: options.fetch ?? globalThis.fetch.bind(globalThis) });
+}

@@ -1,0 +1,58 @@
+import { TetherError } from '../errors/tether-error.js';
+import type { AgentCard, Binding, ProtocolVersion, SelectedInterface } from './card-types.js';
+
+/** What the caller prefers; both lists also restrict (an unlisted binding or version is never used). */
+export interface NegotiationPreferences {
+  /** Bindings to use, most preferred first. Default: both, in the card's order. */
+  preferredBindings?: Binding[] | undefined;
+  /** Protocol versions to use, most preferred first. Default: both, in the card's order. */
+  protocolVersions?: ProtocolVersion[] | undefined;
+}
+
+const ALL_BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON'];
+const ALL_VERSIONS: ProtocolVersion[] = ['1.0', '0.3'];
+
+/**
+ * Orders the card's interfaces that this client can speak. Without preferences the card's
+ * order wins (the spec: the first entry is the agent's preferred one); with preferences, the
+ * caller's version order comes first, then the binding order, then the card's order.
+ * The first entry is used; the rest are fallbacks when it cannot be reached.
+ *
+ * @throws TetherError `NO_COMPATIBLE_INTERFACE` listing what the card offers.
+ */
+export function negotiate(card: AgentCard, preferences: NegotiationPreferences = {}): SelectedInterface[] {
+  const bindings = preferences.preferredBindings ?? ALL_BINDINGS;
+  const versions = preferences.protocolVersions ?? ALL_VERSIONS;
+  const rank = <T>(list: T[] | undefined, value: T): number => (list ? list.indexOf(value) : 0);
+  const candidates = card.interfaces
+    .map((iface, index) => ({ iface, index }))
+    .filter(
+      ({ iface }) =>
+        bindings.includes(iface.binding as Binding) && versions.includes(iface.protocolVersion as ProtocolVersion),
+    )
+    .sort(
+      (a, b) =>
+        rank(preferences.protocolVersions, a.iface.protocolVersion as ProtocolVersion) -
+          rank(preferences.protocolVersions, b.iface.protocolVersion as ProtocolVersion) ||
+        rank(preferences.preferredBindings, a.iface.binding as Binding) -
+          rank(preferences.preferredBindings, b.iface.binding as Binding) ||
+        a.index - b.index,
+    );
+  if (candidates.length === 0) {
+    const offered = card.interfaces.map((i) => `${i.binding} v${i.protocolVersion} at ${i.url}`).join('; ');
+    throw new TetherError(
+      'NO_COMPATIBLE_INTERFACE',
+      `agent "${card.name}" offers ${offered || 'nothing'}; this client speaks ${bindings.join('/')} at v${versions.join('/v')}`,
+      { operation: 'negotiate' },
+    );
+  }
+  return candidates.map(({ iface }) => {
+    const selected: SelectedInterface = {
+      binding: iface.binding as Binding,
+      protocolVersion: iface.protocolVersion as ProtocolVersion,
+      url: iface.url,
+    };
+    if (iface.tenant !== undefined) selected.tenant = iface.tenant;
+    return selected;
+  });
+}

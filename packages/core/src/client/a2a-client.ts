@@ -1,0 +1,276 @@
+import type { AgentCard, SelectedInterface } from '../card/card-types.js';
+import { normalizeCard } from '../card/normalize-card.js';
+import { A2AError, VersionNotSupportedError } from '../errors/a2a-errors.js';
+import { TetherError } from '../errors/tether-error.js';
+import type { HttpClient } from '../http/http-client.js';
+import type {
+  Metadata,
+  PushNotificationConfig,
+  SendResult,
+
+  Task,
+  TaskPage,
+} from '../model/types.js';
+import type { SendParams } from '../protocol/encode.js';
+import { EventStream, type StreamItem } from '../transport/event-stream.js';
+import { JsonRpcTransport } from '../transport/jsonrpc-transport.js';
+import { RestTransport } from '../transport/rest-transport.js';
+import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from '../transport/transport.js';
+import type { TransportContext } from '../transport/transport-context.js';
+import { toMessage, type MessageInput } from './message-input.js';
+
+/** Options of `sendMessage` and `streamMessage`. */
+export interface SendOptions extends CallOptions {
+  /**
+   * `false` (default): the agent answers once the task is terminal or interrupted.
+   * `true`: it answers as soon as the task exists. (v1.0 `returnImmediately`; v0.3 `blocking: false`.)
+   * Streaming ignores it.
+   */
+  returnImmediately?: boolean | undefined;
+  /** Media types the caller accepts in the agent's output. */
+  acceptedOutputModes?: string[] | undefined;
+  /** How many history messages the answer should carry (omit for the agent's default). */
+  historyLength?: number | undefined;
+  /** A webhook to register with the send. */
+  pushNotification?: Omit<PushNotificationConfig, 'taskId'> | undefined;
+  /** Request metadata (not the message's). */
+  metadata?: Metadata | undefined;
+}
+
+/** Options of `getTask`. */
+export interface GetTaskOptions extends CallOptions {
+  /** At most this many of the newest history messages (v1: 0 = none; omit for the agent's default). */
+  historyLength?: number | undefined;
+}
+
+/** Options of `cancelTask`. */
+export interface CancelTaskOptions extends CallOptions {
+  metadata?: Metadata | undefined;
+}
+
+/** What the client was built from; internal to `connect()`. */
+export interface A2AClientInit {
+  card: AgentCard;
+  cardUrl: string;
+  candidates: SelectedInterface[];
+  http: HttpClient;
+  extensions: string[];
+  maxEventSize: number;
+  newId: () => string;
+}
+
+function makeTransport(context: TransportContext): Transport {
+  return context.iface.binding === 'JSONRPC' ? new JsonRpcTransport(context) : new RestTransport(context);
+}
+
+/**
+ * A connection to one A2A agent, on the interface chosen from its card. One method per
+ * protocol operation; every call takes `{ signal, timeoutMs }` and fails with a typed error
+ * (`TetherError`, or an `A2AError` subclass when the agent reported one).
+ *
+ * If the chosen interface cannot be reached (connection refused, unknown host) or turns out
+ * not to exist (404/405, VersionNotSupported) before it ever answered, the client moves on to
+ * the next compatible interface of the card and retries the call there.
+ */
+export class A2AClient {
+  private cardValue: AgentCard;
+  private index = 0;
+  private transport: Transport;
+  private answered = false;
+
+  /** @internal Use `connect()`. */
+  constructor(private readonly init: A2AClientInit) {
+    this.cardValue = init.card;
+    this.transport = this.build(0);
+  }
+
+  /** The agent card (normalized). Replaced by the extended card after `getExtendedCard()`. */
+  get card(): AgentCard {
+    return this.cardValue;
+  }
+
+  /** Where the card was found. */
+  get cardUrl(): string {
+    return this.init.cardUrl;
+  }
+
+  /** The interface in use: binding, protocol version, URL (and tenant). */
+  get interface(): SelectedInterface {
+    return { ...(this.init.candidates[this.index] as SelectedInterface) };
+  }
+
+  /** Every compatible interface of the card, in the order they are tried. */
+  get interfaces(): SelectedInterface[] {
+    return this.init.candidates.map((c) => ({ ...c }));
+  }
+
+  private build(index: number): Transport {
+    return makeTransport({
+      http: this.init.http,
+      iface: this.init.candidates[index] as SelectedInterface,
+      extensions: this.init.extensions,
+      maxEventSize: this.init.maxEventSize,
+    });
+  }
+
+  /** Whether an error means "this interface is not there", so the next one may be tried. */
+  private shouldFallBack(error: unknown, transport: Transport): boolean {
+    if (transport !== this.transport || this.index + 1 >= this.init.candidates.length) return false;
+    if (!(error instanceof TetherError)) return false;
+    if (error.code === 'NETWORK' && !error.maybeDelivered) return true;
+    if (this.answered) return false;
+    if (error instanceof VersionNotSupportedError) return true;
+    return !(error instanceof A2AError) && (error.status === 404 || error.status === 405 || error.status === 501);
+  }
+
+  private advance(): void {
+    this.index++;
+    this.transport = this.build(this.index);
+  }
+
+  private async run<T>(call: (transport: Transport) => Promise<T>): Promise<T> {
+    for (;;) {
+      const transport = this.transport;
+      try {
+        const result = await call(transport);
+        if (transport === this.transport) this.answered = true;
+        return result;
+      } catch (error) {
+        if (error instanceof A2AError && transport === this.transport && !(error instanceof VersionNotSupportedError)) {
+          this.answered = true;
+        }
+        if (!this.shouldFallBack(error, transport)) throw error;
+        this.advance();
+      }
+    }
+  }
+
+  /** A stream that falls back like `run` while it has produced nothing. */
+  private runStream(open: (transport: Transport) => EventStream, signal: AbortSignal | undefined): EventStream {
+    return new EventStream((own) => this.fallbackItems(open, own), signal);
+  }
+
+  private async *fallbackItems(
+    open: (transport: Transport) => EventStream,
+    own: AbortSignal,
+  ): AsyncGenerator<StreamItem, void, undefined> {
+    for (;;) {
+      const transport = this.transport;
+      const stream = open(transport);
+      const onAbort = (): void => stream.abort(own.reason);
+      own.addEventListener('abort', onAbort, { once: true });
+      let produced = false;
+      try {
+        for await (const event of stream) {
+          produced = true;
+          if (transport === this.transport) this.answered = true;
+          yield { event, id: stream.lastEventId };
+        }
+        return;
+      } catch (error) {
+        if (produced || !this.shouldFallBack(error, transport)) throw error;
+        this.advance();
+      } finally {
+        own.removeEventListener('abort', onAbort);
+      }
+    }
+  }
+
+  private sendParams(input: MessageInput, options: SendOptions | undefined): SendParams {
+    const params: SendParams = {
+      message: toMessage(input, this.init.newId),
+      blocking: !(options?.returnImmediately ?? false),
+    };
+    if (options?.acceptedOutputModes !== undefined) params.acceptedOutputModes = options.acceptedOutputModes;
+    if (options?.historyLength !== undefined) params.historyLength = options.historyLength;
+    if (options?.pushNotification !== undefined) params.pushNotification = options.pushNotification;
+    if (options?.metadata !== undefined) params.metadata = options.metadata;
+    return params;
+  }
+
+  private requireStreaming(operation: string): void {
+    if (!this.cardValue.capabilities.streaming) {
+      throw new TetherError(
+        'UNSUPPORTED_OPERATION',
+        `agent "${this.cardValue.name}" does not stream (its card has capabilities.streaming = false); use sendMessage and getTask, or a task handle with polling`,
+        { operation },
+      );
+    }
+  }
+
+  /**
+   * Sends a message; resolves with the agent's direct `Message` reply or the `Task` it created
+   * or continued (tell them apart by `kind`). To continue a task, pass its `taskId` and `contextId`.
+   */
+  sendMessage(message: MessageInput, options?: SendOptions): Promise<SendResult> {
+    const params = this.sendParams(message, options);
+    return this.run((t) => t.sendMessage(params, options));
+  }
+
+  /**
+   * Sends a message and streams the answer: a `Message`, or the `Task` followed by its status
+   * and artifact updates. Iterate with `for await`; `break` closes the connection. A stream that
+   * ends before a terminal or interrupted state throws `STREAM_INTERRUPTED`.
+   */
+  streamMessage(message: MessageInput, options?: SendOptions): EventStream {
+    this.requireStreaming('SendStreamingMessage');
+    const params = this.sendParams(message, options);
+    return this.runStream((t) => t.streamMessage(params, options), options?.signal);
+  }
+
+  /** Fetches a task's current state, artifacts and (some) history. */
+  getTask(taskId: string, options?: GetTaskOptions): Promise<Task> {
+    return this.run((t) => t.getTask(taskId, options?.historyLength, options));
+  }
+
+  /** Lists tasks visible to the caller, newest first (v1.0 agents only; v0.3 has no ListTasks). */
+  listTasks(query: ListTasksQuery = {}, options?: CallOptions): Promise<TaskPage> {
+    return this.run((t) => t.listTasks(query, options));
+  }
+
+  /**
+   * Asks the agent to cancel a task and returns the task as the agent answered. Cancellation is
+   * best effort: the answer may still show a non-terminal state; only `canceled` confirms it.
+   */
+  cancelTask(taskId: string, options?: CancelTaskOptions): Promise<Task> {
+    return this.run((t) => t.cancelTask(taskId, options?.metadata, options));
+  }
+
+  /** Streams a running task's events (v1.0 starts with a Task snapshot; v0.3 agents differ). */
+  subscribe(taskId: string, options?: SubscribeOptions): EventStream {
+    this.requireStreaming('SubscribeToTask');
+    return this.runStream((t) => t.subscribe(taskId, options), options?.signal);
+  }
+
+  /** Registers a webhook for a task's updates. */
+  createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
+    return this.run((t) => t.createPushConfig(config, options));
+  }
+
+  /** Reads one webhook registration. */
+  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig> {
+    return this.run((t) => t.getPushConfig(taskId, configId, options));
+  }
+
+  /** Lists a task's webhook registrations. */
+  listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]> {
+    return this.run((t) => t.listPushConfigs(taskId, options));
+  }
+
+  /** Removes a webhook registration (idempotent on conforming agents). */
+  deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
+    return this.run((t) => t.deletePushConfig(taskId, configId, options));
+  }
+
+  /**
+   * Fetches the extended agent card (for authenticated clients) and uses it as `client.card`
+   * from then on, as the spec recommends.
+   */
+  async getExtendedCard(options?: CallOptions): Promise<AgentCard> {
+    const raw = await this.run((t) => t.getExtendedCard(options));
+    const card = normalizeCard(raw, this.init.cardUrl);
+    this.cardValue = card;
+    return card;
+  }
+}
+

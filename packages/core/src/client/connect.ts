@@ -1,0 +1,131 @@
+import type { AuthOptions } from '../auth/auth-options.js';
+import { planCredentials } from '../auth/auth-plan.js';
+import { CredentialStore } from '../auth/credential-store.js';
+import { MemoryCardCache, type CardCache } from '../card/card-cache.js';
+import type { AgentCard } from '../card/card-types.js';
+import { negotiate, type NegotiationPreferences } from '../card/negotiate.js';
+import { normalizeCard } from '../card/normalize-card.js';
+import { resolveCard } from '../card/resolve-card.js';
+import { DEFAULTS } from '../defaults.js';
+import { TetherError } from '../errors/tether-error.js';
+import type { FetchLike } from '../http/fetch-like.js';
+import { HttpClient } from '../http/http-client.js';
+import { A2AClient } from './a2a-client.js';
+import { randomId } from './message-input.js';
+
+/** Options of {@link connect}. */
+export interface ConnectOptions extends NegotiationPreferences {
+  /** The fetch to use. `@a2a-tether/node` passes undici's; the browser package the global one. */
+  fetch?: FetchLike | undefined;
+  /** Credentials; the scheme is chosen from the card. Sent only to the card's origin (plus `auth.origins`). */
+  auth?: AuthOptions | undefined;
+  /** Headers added to every request (not treated as credentials: use `auth.headers` for secrets). */
+  headers?: Record<string, string> | undefined;
+  /** Extension URIs to activate on every call. */
+  extensions?: string[] | undefined;
+  /** Default time limit of calls (see {@link DEFAULTS}.timeoutMs). */
+  timeoutMs?: number | undefined;
+  /** Aborts `connect()` itself. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Use this card instead of fetching one: the card JSON as served (either version) or an
+   * already normalized `AgentCard`. Relative URLs in it resolve against the `url` argument.
+   */
+  card?: unknown;
+  /** Where cards are cached between connects; `false` disables caching. Default: a shared in-memory cache. */
+  cardCache?: CardCache | false | undefined;
+  /** Largest single SSE event in characters (see {@link DEFAULTS}.maxEventSize). */
+  maxEventSize?: number | undefined;
+  /** Largest unary response body in bytes. */
+  maxResponseBytes?: number | undefined;
+  /** Message id generator (default: random UUIDs). */
+  newId?: (() => string) | undefined;
+  /** Clock, for cache freshness and Retry-After dates (default `Date.now`). */
+  now?: (() => number) | undefined;
+}
+
+const sharedCardCache = new MemoryCardCache();
+
+function isNormalized(card: unknown): card is AgentCard {
+  return typeof card === 'object' && card !== null && Array.isArray((card as AgentCard).interfaces) && 'cardFormat' in card;
+}
+
+function defaultFetch(): FetchLike {
+  const f = (globalThis as { fetch?: FetchLike }).fetch;
+  if (!f) throw new TetherError('INVALID_ARGUMENT', 'no global fetch in this runtime: pass options.fetch');
+  return f.bind(globalThis);
+}
+
+/**
+ * Connects to an A2A agent: fetches its card (or takes `options.card`), picks the interface
+ * (binding × protocol version) to talk through, and returns a client for it.
+ *
+ * `url` may be the agent's base URL (the card is looked up under `/.well-known/`), or the card's
+ * own URL. Plain `connect(url)` works with v1.0 and v0.3 agents alike.
+ *
+ * @throws TetherError `CARD_NOT_FOUND`, `CARD_INVALID`, `NO_COMPATIBLE_INTERFACE`, or the
+ *   network/HTTP error of the card request.
+ */
+export async function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
+  let base: URL;
+  try {
+    base = new URL(url);
+  } catch (error) {
+    throw new TetherError('INVALID_ARGUMENT', `not an absolute URL: ${String(url)}`, { cause: error });
+  }
+  const fetch = options.fetch ?? defaultFetch();
+  const now = options.now ?? Date.now;
+  const auth = options.auth ?? {};
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+
+  let card: AgentCard;
+  let cardUrl: string;
+  if (options.card !== undefined) {
+    card = isNormalized(options.card) ? options.card : normalizeCard(options.card, base.href);
+    cardUrl = base.href;
+  } else {
+    // The card request carries the caller's credentials as given (the scheme list is in the card itself).
+    const bootstrap = new HttpClient({
+      fetch,
+      credentials: new CredentialStore(planCredentials(auth, {}, []), auth, base.origin),
+      headers: options.headers,
+      timeoutMs,
+      maxResponseBytes,
+      now,
+    });
+    const wantsV1 = !options.protocolVersions || options.protocolVersions.includes('1.0');
+    const resolved = await resolveCard(base, {
+      http: bootstrap,
+      cache: options.cardCache ?? sharedCardCache,
+      versionHeader: wantsV1 ? '1.0' : undefined,
+      signal: options.signal,
+      timeoutMs,
+      defaultTtlMs: DEFAULTS.cardTtlMs,
+      maxBytes: DEFAULTS.maxCardBytes,
+      now,
+    });
+    card = resolved.card;
+    cardUrl = resolved.url;
+  }
+
+  const candidates = negotiate(card, options);
+  const origin = new URL(cardUrl).origin;
+  const http = new HttpClient({
+    fetch,
+    credentials: new CredentialStore(planCredentials(auth, card.securitySchemes, card.securityRequirements), auth, origin),
+    headers: options.headers,
+    timeoutMs,
+    maxResponseBytes,
+    now,
+  });
+  return new A2AClient({
+    card,
+    cardUrl,
+    candidates,
+    http,
+    extensions: options.extensions ?? [],
+    maxEventSize: options.maxEventSize ?? DEFAULTS.maxEventSize,
+    newId: options.newId ?? randomId,
+  });
+}

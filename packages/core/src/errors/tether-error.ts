@@ -1,0 +1,156 @@
+/**
+ * What went wrong, as a stable string you can switch on.
+ *
+ * Local failures (the request never got a valid answer) use these codes; errors the
+ * agent reported through the protocol are {@link A2AError} subclasses with code `A2A_ERROR`.
+ */
+export type TetherErrorCode =
+  /** The host could not be reached or the connection broke. */
+  | 'NETWORK'
+  /** `timeoutMs` elapsed. */
+  | 'TIMEOUT'
+  /** The caller aborted (its `signal`). */
+  | 'ABORTED'
+  /** A non-2xx HTTP answer that carried no A2A error (proxy pages, 5xx, 429, 404 …). */
+  | 'HTTP_STATUS'
+  /** 401/403: credentials are missing, wrong or expired. */
+  | 'UNAUTHENTICATED'
+  /** The body is not what the protocol says (bad JSON, schema mismatch). */
+  | 'INVALID_RESPONSE'
+  /** The answer's content type is wrong for the call (e.g. HTML where SSE was expected). */
+  | 'UNEXPECTED_CONTENT_TYPE'
+  /** One SSE event is not valid JSON or not a valid stream response. */
+  | 'MALFORMED_EVENT'
+  /** One SSE event exceeded `maxEventBytes`. */
+  | 'EVENT_TOO_LARGE'
+  /** A stream ended before the task reached a terminal or interrupted state. */
+  | 'STREAM_INTERRUPTED'
+  /** Retries used up their attempt or time budget. */
+  | 'RETRY_EXHAUSTED'
+  /** The card lists no interface this client can speak with the given preferences. */
+  | 'NO_COMPATIBLE_INTERFACE'
+  /** No agent card at any of the well-known locations. */
+  | 'CARD_NOT_FOUND'
+  /** The agent card is not valid JSON or misses required fields. */
+  | 'CARD_INVALID'
+  /** The agent card's signature does not verify. */
+  | 'SIGNATURE_INVALID'
+  /** The operation is not available with this agent or protocol version (checked locally). */
+  | 'UNSUPPORTED_OPERATION'
+  /** The caller passed something invalid. */
+  | 'INVALID_ARGUMENT'
+  /** A redirect would carry credentials to another origin (or cannot be inspected). */
+  | 'REDIRECT_BLOCKED'
+  /** The agent broke a protocol rule (e.g. a state after a terminal state). */
+  | 'PROTOCOL_VIOLATION'
+  /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
+  | 'A2A_ERROR';
+
+/** Where a failure happened, for messages and observability. */
+export interface ErrorContext {
+  /** The A2A operation, e.g. `SendMessage`, `GetTask`, `GetAgentCard`. */
+  operation?: string | undefined;
+  /** HTTP method. */
+  method?: string | undefined;
+  url?: string | undefined;
+  /** HTTP status of the answer, when there was one. */
+  status?: number | undefined;
+  /** Response headers (lower-case names), when there was an answer. */
+  headers?: Record<string, string> | undefined;
+  /** How long the agent asked us to wait (from `Retry-After`). */
+  retryAfterMs?: number | undefined;
+  taskId?: string | undefined;
+  /** The start of the response body, for diagnosis (at most 512 characters). */
+  bodySnippet?: string | undefined;
+}
+
+/** Options of {@link TetherError}. */
+export interface TetherErrorOptions extends ErrorContext {
+  cause?: unknown;
+  /** Override the retry classification derived from the code and status. */
+  isRetryable?: boolean | undefined;
+  /** `false` when the request surely never reached the agent (connection refused, DNS failure). */
+  maybeDelivered?: boolean | undefined;
+}
+
+const BRAND = Symbol.for('a2a-tether.error.kinds');
+const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+function defaultRetryable(code: TetherErrorCode, status: number | undefined): boolean {
+  switch (code) {
+    case 'NETWORK':
+    case 'TIMEOUT':
+    case 'STREAM_INTERRUPTED':
+      return true;
+    case 'HTTP_STATUS':
+      return status !== undefined && RETRYABLE_STATUS.has(status);
+    default:
+      return false;
+  }
+}
+
+function describe(context: ErrorContext): string {
+  const where = [context.operation, context.method, context.url].filter(Boolean).join(' ');
+  const status = context.status === undefined ? '' : ` → HTTP ${context.status}`;
+  return where ? `${where}${status}: ` : status ? `${status.slice(3)}: ` : '';
+}
+
+/**
+ * The base class of every error Tether throws.
+ *
+ * Its message names the operation, HTTP method, URL and status. `instanceof` works even when
+ * two copies of the package are loaded (the check uses a `Symbol.for` brand, not identity).
+ */
+export class TetherError extends Error {
+  /** The class name used by the cross-copy `instanceof` brand. */
+  static readonly errorName: string = 'TetherError';
+
+  readonly code: TetherErrorCode;
+  /** `true` when repeating the same request may succeed (network faults, 429, 5xx, timeouts). */
+  readonly isRetryable: boolean;
+  readonly operation: string | undefined;
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  readonly status: number | undefined;
+  readonly headers: Record<string, string> | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly taskId: string | undefined;
+  readonly bodySnippet: string | undefined;
+  /**
+   * `false` only when the request surely never reached the agent (connection refused, unknown
+   * host): then it is safe to send it again, even a message, or to try another interface.
+   */
+  readonly maybeDelivered: boolean;
+
+  constructor(code: TetherErrorCode, detail: string, options: TetherErrorOptions = {}) {
+    super(`${describe(options)}${detail}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = (new.target as typeof TetherError).errorName;
+    this.code = code;
+    this.operation = options.operation;
+    this.method = options.method;
+    this.url = options.url;
+    this.status = options.status;
+    this.headers = options.headers;
+    this.retryAfterMs = options.retryAfterMs;
+    this.taskId = options.taskId;
+    this.bodySnippet = options.bodySnippet;
+    this.maybeDelivered = options.maybeDelivered ?? true;
+    this.isRetryable = options.isRetryable ?? defaultRetryable(code, options.status);
+    const kinds: string[] = [];
+    for (let c: unknown = new.target; typeof c === 'function' && 'errorName' in c; c = Object.getPrototypeOf(c)) {
+      kinds.push((c as typeof TetherError).errorName);
+    }
+    Object.defineProperty(this, BRAND, { value: kinds, enumerable: false });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (typeof value !== 'object' || value === null) return false;
+    const kinds = (value as Record<symbol, unknown>)[BRAND];
+    return Array.isArray(kinds) && kinds.includes(this.errorName);
+  }
+}
+
+/** `true` for a {@link TetherError} from any copy of the package. */
+export function isTetherError(value: unknown): value is TetherError {
+  return value instanceof TetherError;
+}

@@ -1,0 +1,296 @@
+import { createA2AError } from '../errors/a2a-errors.js';
+import { parseAgentError } from '../errors/error-body.js';
+import { TetherError, type ErrorContext } from '../errors/tether-error.js';
+import type { CredentialStore } from '../auth/credential-store.js';
+import type { FetchLike } from './fetch-like.js';
+import { LinkedSignal } from './linked-signal.js';
+import { causeCode, describeCause, readText, snippet } from './read-body.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/** One HTTP exchange, described in protocol terms. */
+export interface HttpRequest {
+  /** The A2A operation, for errors and observability (`SendMessage`, `GetAgentCard` …). */
+  operation: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  url: string | URL;
+  /** JSON-encoded when defined. */
+  body?: unknown;
+  headers?: Record<string, string> | undefined;
+  /** What a 2xx answer must be: JSON, an SSE stream, or anything (e.g. 204). */
+  expect: 'json' | 'sse' | 'any';
+  signal?: AbortSignal | undefined;
+  /** For JSON: the whole exchange. For SSE: until the response headers arrive. */
+  timeoutMs?: number | undefined;
+  taskId?: string | undefined;
+  /** Non-2xx statuses to hand back instead of throwing (e.g. 304 for revalidation). */
+  passStatuses?: number[] | undefined;
+}
+
+/** A JSON answer with the context it came with (status included, for error messages). */
+export interface JsonAnswer {
+  body: unknown;
+  context: ErrorContext;
+}
+
+/** An open (2xx) answer whose body is still to be read; `link` must be disposed when done. */
+export interface OpenResponse {
+  response: Response;
+  link: LinkedSignal;
+  context: ErrorContext;
+}
+
+/** Options of {@link HttpClient}. */
+export interface HttpClientOptions {
+  fetch: FetchLike;
+  credentials?: CredentialStore | undefined;
+  headers?: Record<string, string> | undefined;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  now?: (() => number) | undefined;
+}
+
+// The request surely never reached the agent: safe to retry elsewhere, even a send.
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_INVALID_URL',
+]);
+const MAX_REDIRECTS = 5;
+const MAX_ERROR_BODY = 64 * 1024;
+
+function headersRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    out[key] = value;
+  });
+  return out;
+}
+
+function isJsonType(contentType: string): boolean {
+  return /[/+]json\b/i.test(contentType);
+}
+
+/**
+ * Sends A2A HTTP requests: auth (bound to allowed origins, one refresh after a 401),
+ * redirects followed by hand so credentials never cross origins, timeouts and caller aborts,
+ * and every failure turned into a typed error naming the operation, method, URL and status.
+ */
+export class HttpClient {
+  constructor(private readonly options: HttpClientOptions) {}
+
+  /** Sends and returns the parsed JSON body of a 2xx answer (`undefined` for an empty body). */
+  async json(request: HttpRequest): Promise<JsonAnswer> {
+    const open = await this.open(request);
+    try {
+      const { response, context } = open;
+      const text = await readText(response, this.options.maxResponseBytes, context).catch((error: unknown) => {
+        throw open.link.errorFor(context, this.timeoutOf(request), error) ?? error;
+      });
+      if (text.trim() === '') {
+        if (request.expect === 'any') return { body: undefined, context };
+        throw new TetherError('INVALID_RESPONSE', 'empty body where JSON was expected', context);
+      }
+      const type = response.headers.get('content-type') ?? '';
+      if (type && !isJsonType(type)) {
+        throw new TetherError('UNEXPECTED_CONTENT_TYPE', `expected JSON, got ${type}: ${snippet(text)}`, {
+          ...context,
+          bodySnippet: snippet(text, 512),
+        });
+      }
+      try {
+        return { body: JSON.parse(text) as unknown, context };
+      } catch (error) {
+        throw new TetherError('INVALID_RESPONSE', `body is not valid JSON: ${snippet(text)}`, {
+          ...context,
+          bodySnippet: snippet(text, 512),
+          cause: error,
+        });
+      }
+    } finally {
+      open.link.dispose();
+    }
+  }
+
+  /**
+   * Sends and returns the open 2xx response. Non-2xx answers are read and thrown as typed errors.
+   * For `expect: 'sse'` the content type is checked first: a JSON body is the agent's error.
+   */
+  async open(request: HttpRequest): Promise<OpenResponse> {
+    const timeoutMs = this.timeoutOf(request);
+    const link = new LinkedSignal(request.signal, timeoutMs);
+    try {
+      const { response, context } = await this.exchange(request, link, timeoutMs);
+      if (request.expect === 'sse') await this.checkEventStream(response, context, link, timeoutMs);
+      return { response, link, context };
+    } catch (error) {
+      link.dispose();
+      throw error;
+    }
+  }
+
+  private timeoutOf(request: HttpRequest): number | undefined {
+    return request.timeoutMs ?? this.options.timeoutMs;
+  }
+
+  private async exchange(
+    request: HttpRequest,
+    link: LinkedSignal,
+    timeoutMs: number | undefined,
+  ): Promise<{ response: Response; context: ErrorContext }> {
+    let url = new URL(request.url);
+    let method = request.method;
+    let body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    let refreshed = false;
+    for (let hop = 0; ; hop++) {
+      const context: ErrorContext = { operation: request.operation, method, url: url.href, taskId: request.taskId };
+      const applied = this.options.credentials
+        ? await this.options.credentials.apply(url, method, refreshed, link.signal)
+        : { headers: {}, url, credentialed: false };
+      const headers: Record<string, string> = {
+        ...this.options.headers,
+        ...request.headers,
+        ...applied.headers,
+      };
+      if (body !== undefined) headers['Content-Type'] ??= 'application/json';
+      let response: Response;
+      try {
+        response = await this.options.fetch(applied.url, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: link.signal,
+          // With credentials we follow redirects ourselves, so they never reach another origin.
+          redirect: applied.credentialed ? 'manual' : 'follow',
+        });
+      } catch (error) {
+        throw link.errorFor(context, timeoutMs, error) ?? networkError(error, context);
+      }
+
+      if (response.type === 'opaqueredirect') {
+        throw new TetherError(
+          'REDIRECT_BLOCKED',
+          'the agent redirected a credentialed request and the browser hides where to; use the final URL',
+          context,
+        );
+      }
+      if (request.passStatuses?.includes(response.status)) {
+        return { response, context: { ...context, status: response.status } };
+      }
+      if (response.status >= 300 && response.status < 400 && response.headers.has('location')) {
+        await response.body?.cancel().catch(() => undefined);
+        if (hop >= MAX_REDIRECTS) {
+          throw new TetherError('HTTP_STATUS', `more than ${MAX_REDIRECTS} redirects`, {
+            ...context,
+            status: response.status,
+          });
+        }
+        const next = new URL(response.headers.get('location') as string, url);
+        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+        }
+        url = next;
+        continue;
+      }
+      if (response.status === 401 && applied.credentialed && !refreshed && this.options.credentials?.canRefresh) {
+        await response.body?.cancel().catch(() => undefined);
+        refreshed = true;
+        continue;
+      }
+      if (!response.ok) {
+        throw await this.errorFromResponse(response, context, link, timeoutMs, applied.credentialed);
+      }
+      return { response, context: { ...context, status: response.status } };
+    }
+  }
+
+  private async errorFromResponse(
+    response: Response,
+    context: ErrorContext,
+    link: LinkedSignal,
+    timeoutMs: number | undefined,
+    credentialed: boolean,
+  ): Promise<TetherError> {
+    const headers = headersRecord(response.headers);
+    const full: ErrorContext = {
+      ...context,
+      status: response.status,
+      headers,
+      retryAfterMs: parseRetryAfter(headers['retry-after'], (this.options.now ?? Date.now)()),
+    };
+    let text = '';
+    try {
+      text = await readText(response, MAX_ERROR_BODY, full);
+    } catch (error) {
+      const aborted = link.errorFor(full, timeoutMs, error);
+      if (aborted) return aborted;
+    }
+    full.bodySnippet = snippet(text, 512);
+    const agentError = isJsonType(headers['content-type'] ?? '') ? parseAgentError(safeJson(text)) : undefined;
+    if (agentError) {
+      return createA2AError(agentError.a2aCode, agentError.message, { ...full, data: agentError.data, reason: agentError.reason });
+    }
+    if (response.status === 401 || response.status === 403) {
+      const challenge = headers['www-authenticate'];
+      const hint = credentialed
+        ? 'credentials were rejected'
+        : this.options.credentials && !this.options.credentials.allows(new URL(context.url ?? ''))
+          ? `no credentials were sent: ${new URL(context.url ?? '').origin} is not an allowed origin (${this.options.credentials.origins.join(', ')}); add it to auth.origins`
+          : 'no credentials were sent; pass `auth` to connect()';
+      return new TetherError('UNAUTHENTICATED', `${hint}${challenge ? ` (WWW-Authenticate: ${challenge})` : ''}`, full);
+    }
+    const what = response.statusText ? `${response.statusText}` : 'error';
+    return new TetherError('HTTP_STATUS', `${what}${full.bodySnippet ? `: ${snippet(text)}` : ''}`, full);
+  }
+
+  private async checkEventStream(
+    response: Response,
+    context: ErrorContext,
+    link: LinkedSignal,
+    timeoutMs: number | undefined,
+  ): Promise<void> {
+    const type = response.headers.get('content-type') ?? '';
+    if (/^text\/event-stream\b/i.test(type)) return;
+    // Errors before the first event arrive as a plain JSON body (often HTTP 200).
+    let text = '';
+    try {
+      text = await readText(response, MAX_ERROR_BODY, context);
+    } catch (error) {
+      throw link.errorFor(context, timeoutMs, error) ?? error;
+    }
+    const agentError = isJsonType(type) ? parseAgentError(safeJson(text)) : undefined;
+    if (agentError) {
+      throw createA2AError(agentError.a2aCode, agentError.message, {
+        ...context,
+        data: agentError.data,
+        reason: agentError.reason,
+        bodySnippet: snippet(text, 512),
+      });
+    }
+    throw new TetherError(
+      'UNEXPECTED_CONTENT_TYPE',
+      `expected text/event-stream, got ${type || 'no content type'}${text ? `: ${snippet(text)}` : ''}`,
+      { ...context, bodySnippet: snippet(text, 512) },
+    );
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function networkError(error: unknown, context: ErrorContext): TetherError {
+  return new TetherError('NETWORK', `request failed: ${describeCause(error)}`, {
+    ...context,
+    cause: error,
+    maybeDelivered: !CONNECT_CODES.has(causeCode(error) ?? ''),
+  });
+}

@@ -1,0 +1,367 @@
+import type * as z from 'zod/mini';
+import type {
+  Artifact,
+  Message,
+  Metadata,
+  Part,
+  PushNotificationConfig,
+  Role,
+  SendResult,
+  StreamEvent,
+  Task,
+  TaskPage,
+  TaskState,
+  TaskStatus,
+} from '../model/types.js';
+import { DecodeError } from './decode-error.js';
+import type { Dialect } from './dialect.js';
+import {
+  wireArtifactUpdate,
+  wireMessage,
+  wirePushConfigFlat,
+  wirePushConfigNested,
+  wireStatusUpdate,
+  wireTask,
+  wireTaskPage,
+  type WireArtifact,
+  type WireMessage,
+  type WirePart,
+  type WirePushConfigFlat,
+  type WireStatus,
+  type WireTask,
+} from './wire-schemas.js';
+
+const STATES: Record<string, TaskState> = {
+  submitted: 'submitted',
+  working: 'working',
+  'input-required': 'input-required',
+  'auth-required': 'auth-required',
+  completed: 'completed',
+  failed: 'failed',
+  canceled: 'canceled',
+  cancelled: 'canceled',
+  rejected: 'rejected',
+  unknown: 'unknown',
+  TASK_STATE_SUBMITTED: 'submitted',
+  TASK_STATE_WORKING: 'working',
+  TASK_STATE_INPUT_REQUIRED: 'input-required',
+  TASK_STATE_AUTH_REQUIRED: 'auth-required',
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_CANCELED: 'canceled',
+  TASK_STATE_CANCELLED: 'canceled',
+  TASK_STATE_REJECTED: 'rejected',
+  TASK_STATE_UNSPECIFIED: 'unknown',
+};
+// Proto enum numbers (identical in the v0.3 and v1.0 protos).
+const STATE_NUMBERS: TaskState[] = [
+  'unknown',
+  'submitted',
+  'working',
+  'completed',
+  'failed',
+  'canceled',
+  'input-required',
+  'rejected',
+  'auth-required',
+];
+
+/** A state this client does not know becomes `unknown` rather than failing the whole answer. */
+export function decodeState(value: string | number): TaskState {
+  if (typeof value === 'number') return STATE_NUMBERS[value] ?? 'unknown';
+  return STATES[value] ?? 'unknown';
+}
+
+function decodeRole(value: string | number, path: string): Role {
+  if (value === 'user' || value === 'ROLE_USER' || value === 1) return 'user';
+  if (value === 'agent' || value === 'ROLE_AGENT' || value === 2) return 'agent';
+  throw new DecodeError(`unknown role ${JSON.stringify(value)}`, path);
+}
+
+/** ProtoJSON writers may emit `""` for unset strings; the model uses `undefined`. */
+function opt(value: string | null | undefined): string | undefined {
+  return value === null || value === undefined || value === '' ? undefined : value;
+}
+
+function optMeta(value: Metadata | null | undefined): Metadata | undefined {
+  return value ?? undefined;
+}
+
+function optList(value: string[] | null | undefined): string[] | undefined {
+  return value && value.length > 0 ? value : undefined;
+}
+
+function withCommon<T extends Part>(part: T, wire: WirePart, mediaType?: string | null, filename?: string | null): T {
+  const meta = optMeta(wire.metadata);
+  const media = opt(mediaType ?? wire.mediaType);
+  const name = opt(filename ?? wire.filename);
+  if (meta !== undefined) part.metadata = meta;
+  if (media !== undefined) part.mediaType = media;
+  if (name !== undefined) part.filename = name;
+  return part;
+}
+
+function decodePart(wire: WirePart, dialect: Dialect, path: string): Part {
+  const kind = opt(wire.kind);
+  if (kind === 'text' || (kind === undefined && typeof wire.text === 'string')) {
+    if (typeof wire.text !== 'string') throw new DecodeError('text part without text', path);
+    return withCommon({ kind: 'text', text: wire.text }, wire);
+  }
+  if (kind === 'data' || (kind === undefined && wire.data !== undefined)) {
+    // v0.3 proto wraps the object once more: `{data: {data: {...}}}`.
+    let data = wire.data;
+    if (dialect === 'v03-proto' && typeof data === 'object' && data !== null && 'data' in data) {
+      data = (data as { data: unknown }).data;
+    }
+    return withCommon({ kind: 'data', data }, wire);
+  }
+  if (kind === 'file' || (kind === undefined && wire.file)) {
+    const file = wire.file;
+    if (!file) throw new DecodeError('file part without file', path);
+    const uri = opt(file.uri ?? file.fileWithUri);
+    const bytes = opt(file.bytes ?? file.fileWithBytes);
+    const mediaType = file.mimeType ?? file.mediaType;
+    if (uri !== undefined) return withCommon({ kind: 'file', uri }, wire, mediaType, file.name);
+    if (bytes !== undefined) return withCommon({ kind: 'file', bytes }, wire, mediaType, file.name);
+    throw new DecodeError('file part has neither uri nor bytes', path);
+  }
+  if (kind === undefined && typeof wire.url === 'string') {
+    return withCommon({ kind: 'file', uri: wire.url }, wire);
+  }
+  if (kind === undefined && typeof wire.raw === 'string') {
+    return withCommon({ kind: 'file', bytes: wire.raw }, wire);
+  }
+  throw new DecodeError(`unknown part${kind ? ` kind ${JSON.stringify(kind)}` : ''}`, path);
+}
+
+function decodeParts(list: WirePart[] | null | undefined, dialect: Dialect, path: string): Part[] {
+  return (list ?? []).map((p, i) => decodePart(p, dialect, `${path}[${i}]`));
+}
+
+function messageFromWire(wire: WireMessage, dialect: Dialect, path: string): Message {
+  const message: Message = {
+    kind: 'message',
+    messageId: wire.messageId,
+    role: decodeRole(wire.role, `${path}.role`),
+    parts: decodeParts(wire.parts ?? wire.content, dialect, `${path}.parts`),
+  };
+  const contextId = opt(wire.contextId);
+  const taskId = opt(wire.taskId);
+  const metadata = optMeta(wire.metadata);
+  const extensions = optList(wire.extensions);
+  const referenceTaskIds = optList(wire.referenceTaskIds);
+  if (contextId !== undefined) message.contextId = contextId;
+  if (taskId !== undefined) message.taskId = taskId;
+  if (metadata !== undefined) message.metadata = metadata;
+  if (extensions !== undefined) message.extensions = extensions;
+  if (referenceTaskIds !== undefined) message.referenceTaskIds = referenceTaskIds;
+  return message;
+}
+
+function statusFromWire(wire: WireStatus, dialect: Dialect, path: string): TaskStatus {
+  const status: TaskStatus = { state: decodeState(wire.state) };
+  // v0.3 proto names the field `update` (json_name "message"); accept both.
+  const message = wire.message ?? wire.update;
+  if (message) status.message = messageFromWire(message, dialect, `${path}.message`);
+  const timestamp = opt(wire.timestamp);
+  if (timestamp !== undefined) status.timestamp = timestamp;
+  return status;
+}
+
+function artifactFromWire(wire: WireArtifact, dialect: Dialect, path: string): Artifact {
+  const artifact: Artifact = {
+    artifactId: wire.artifactId,
+    parts: decodeParts(wire.parts, dialect, `${path}.parts`),
+  };
+  const name = opt(wire.name);
+  const description = opt(wire.description);
+  const metadata = optMeta(wire.metadata);
+  const extensions = optList(wire.extensions);
+  if (name !== undefined) artifact.name = name;
+  if (description !== undefined) artifact.description = description;
+  if (metadata !== undefined) artifact.metadata = metadata;
+  if (extensions !== undefined) artifact.extensions = extensions;
+  return artifact;
+}
+
+function taskFromWire(wire: WireTask, dialect: Dialect, path: string): Task {
+  const task: Task = {
+    kind: 'task',
+    id: wire.id,
+    contextId: wire.contextId ?? '',
+    status: statusFromWire(wire.status, dialect, `${path}.status`),
+    artifacts: (wire.artifacts ?? []).map((a, i) => artifactFromWire(a, dialect, `${path}.artifacts[${i}]`)),
+    history: (wire.history ?? []).map((m, i) => messageFromWire(m, dialect, `${path}.history[${i}]`)),
+  };
+  const metadata = optMeta(wire.metadata);
+  if (metadata !== undefined) task.metadata = metadata;
+  return task;
+}
+
+function check<S extends z.ZodMiniType>(schema: S, value: unknown, path: string): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data as z.infer<S>;
+  const issue = result.error.issues[0];
+  const where = [path, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.');
+  const expected = issue && 'expected' in issue ? `expected ${String(issue.expected)}` : (issue?.message ?? 'invalid');
+  throw new DecodeError(expected, where);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Decodes a Task from any dialect. */
+export function decodeTask(value: unknown, dialect: Dialect, path = 'task'): Task {
+  return taskFromWire(check(wireTask, value, path), dialect, path);
+}
+
+/** Decodes a Message from any dialect. */
+export function decodeMessage(value: unknown, dialect: Dialect, path = 'message'): Message {
+  return messageFromWire(check(wireMessage, value, path), dialect, path);
+}
+
+const WRAPPER_KEYS = ['task', 'message', 'msg', 'statusUpdate', 'artifactUpdate'] as const;
+
+/**
+ * Decodes one stream response: v1 `StreamResponse` (`{task|message|statusUpdate|artifactUpdate}`),
+ * v0.3 proto `{task|msg|statusUpdate|artifactUpdate}`, or a bare v0.3 object with `kind`.
+ * Tells them apart by the keys present, never by key order.
+ */
+export function decodeStreamEvent(value: unknown, dialect: Dialect): StreamEvent {
+  if (!isObject(value)) throw new DecodeError('expected an object');
+  const kind = value['kind'];
+  if (typeof kind === 'string') {
+    switch (kind) {
+      case 'task':
+        return decodeTask(value, dialect);
+      case 'message':
+        return decodeMessage(value, dialect);
+      case 'status-update':
+        return decodeStatusUpdate(value, dialect, 'statusUpdate');
+      case 'artifact-update':
+        return decodeArtifactUpdate(value, dialect, 'artifactUpdate');
+      default:
+        throw new DecodeError(`unknown kind ${JSON.stringify(kind)}`);
+    }
+  }
+  const present = WRAPPER_KEYS.filter((k) => value[k] !== undefined && value[k] !== null);
+  if (present.length === 1) {
+    const key = present[0] as (typeof WRAPPER_KEYS)[number];
+    const inner = value[key];
+    switch (key) {
+      case 'task':
+        return decodeTask(inner, dialect, key);
+      case 'message':
+      case 'msg':
+        return decodeMessage(inner, dialect, key);
+      case 'statusUpdate':
+        return decodeStatusUpdate(inner, dialect, key);
+      case 'artifactUpdate':
+        return decodeArtifactUpdate(inner, dialect, key);
+    }
+  }
+  if (present.length > 1) throw new DecodeError(`more than one of ${present.join(', ')}`);
+  // Bare objects without `kind` (lenient servers): infer from the required fields.
+  if ('messageId' in value && 'role' in value) return decodeMessage(value, dialect);
+  if ('id' in value && 'status' in value) return decodeTask(value, dialect);
+  if ('taskId' in value && 'artifact' in value) return decodeArtifactUpdate(value, dialect, 'artifactUpdate');
+  if ('taskId' in value && 'status' in value) return decodeStatusUpdate(value, dialect, 'statusUpdate');
+  throw new DecodeError(`not a stream response (keys: ${Object.keys(value).slice(0, 8).join(', ') || 'none'})`);
+}
+
+function decodeStatusUpdate(value: unknown, dialect: Dialect, path: string): StreamEvent {
+  const wire = check(wireStatusUpdate, value, path);
+  const event: StreamEvent = {
+    kind: 'status-update',
+    taskId: wire.taskId,
+    contextId: wire.contextId ?? '',
+    status: statusFromWire(wire.status, dialect, `${path}.status`),
+  };
+  if (typeof wire.final === 'boolean') event.final = wire.final;
+  const metadata = optMeta(wire.metadata);
+  if (metadata !== undefined) event.metadata = metadata;
+  return event;
+}
+
+function decodeArtifactUpdate(value: unknown, dialect: Dialect, path: string): StreamEvent {
+  const wire = check(wireArtifactUpdate, value, path);
+  const event: StreamEvent = {
+    kind: 'artifact-update',
+    taskId: wire.taskId,
+    contextId: wire.contextId ?? '',
+    artifact: artifactFromWire(wire.artifact, dialect, `${path}.artifact`),
+    append: wire.append ?? false,
+    lastChunk: wire.lastChunk ?? false,
+  };
+  const metadata = optMeta(wire.metadata);
+  if (metadata !== undefined) event.metadata = metadata;
+  return event;
+}
+
+/** Decodes the answer of a (non-streaming) send: a Task or a Message, wrapped (v1) or bare (v0.3). */
+export function decodeSendResult(value: unknown, dialect: Dialect): SendResult {
+  const event = decodeStreamEvent(value, dialect);
+  if (event.kind === 'task' || event.kind === 'message') return event;
+  throw new DecodeError(`a send must answer a task or a message, got ${event.kind}`);
+}
+
+function pushConfigFromFlat(wire: WirePushConfigFlat, taskId: string | undefined): PushNotificationConfig {
+  const config: PushNotificationConfig = { taskId: taskId ?? '', url: wire.url };
+  const id = opt(wire.id);
+  const token = opt(wire.token);
+  if (id !== undefined) config.id = id;
+  if (token !== undefined) config.token = token;
+  const auth = wire.authentication;
+  if (auth) {
+    const schemes = auth.schemes && auth.schemes.length > 0 ? auth.schemes : auth.scheme ? [auth.scheme] : [];
+    config.authentication = { schemes };
+    const credentials = opt(auth.credentials);
+    if (credentials !== undefined) config.authentication.credentials = credentials;
+  }
+  return config;
+}
+
+/** `tasks/{taskId}/pushNotificationConfigs/{id}` (v0.3 proto resource names). */
+function parseResourceName(name: string): { taskId?: string; id?: string } {
+  const match = /^tasks\/([^/]+)(?:\/pushNotificationConfigs\/([^/]+))?$/.exec(name);
+  if (!match) return {};
+  const out: { taskId?: string; id?: string } = {};
+  if (match[1]) out.taskId = decodeURIComponent(match[1]);
+  if (match[2]) out.id = decodeURIComponent(match[2]);
+  return out;
+}
+
+/** Decodes a push config from any dialect (v1 flat, v0.3 nested, v0.3 proto with a resource name). */
+export function decodePushConfig(value: unknown, fallbackTaskId?: string): PushNotificationConfig {
+  if (isObject(value) && isObject(value['pushNotificationConfig'])) {
+    const wire = check(wirePushConfigNested, value, 'pushConfig');
+    const fromName = wire.name ? parseResourceName(wire.name) : {};
+    const config = pushConfigFromFlat(
+      wire.pushNotificationConfig,
+      opt(wire.taskId) ?? fromName.taskId ?? fallbackTaskId,
+    );
+    if (config.id === undefined && fromName.id !== undefined) config.id = fromName.id;
+    return config;
+  }
+  const wire = check(wirePushConfigFlat, value, 'pushConfig');
+  return pushConfigFromFlat(wire, opt(wire.taskId) ?? fallbackTaskId);
+}
+
+/** Decodes a push-config listing: v0.3 JSON-RPC bare array, or `{configs: [...]}` (v1 / v0.3 proto). */
+export function decodePushConfigList(value: unknown, taskId: string): PushNotificationConfig[] {
+  const list = Array.isArray(value) ? value : isObject(value) ? (value['configs'] ?? []) : undefined;
+  if (!Array.isArray(list)) throw new DecodeError('expected a list of push configs');
+  return list.map((item) => decodePushConfig(item, taskId));
+}
+
+/** Decodes a v1.0 ListTasks answer, defaulting what ProtoJSON omits. */
+export function decodeTaskPage(value: unknown): TaskPage {
+  const wire = check(wireTaskPage, value, 'listTasks');
+  return {
+    tasks: wire.tasks.map((t, i) => taskFromWire(t, 'v1', `tasks[${i}]`)),
+    nextPageToken: wire.nextPageToken ?? '',
+    pageSize: wire.pageSize ?? wire.tasks.length,
+    totalSize: wire.totalSize ?? 0,
+  };
+}

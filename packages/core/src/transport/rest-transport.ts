@@ -1,0 +1,214 @@
+import type { Binding, ProtocolVersion } from '../card/card-types.js';
+import { A2AError } from '../errors/a2a-errors.js';
+import { TetherError } from '../errors/tether-error.js';
+import type { HttpRequest, OpenResponse } from '../http/http-client.js';
+import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
+import {
+  decodePushConfig,
+  decodePushConfigList,
+  decodeSendResult,
+  decodeTask,
+  decodeTaskPage,
+} from '../protocol/decode.js';
+import type { Dialect } from '../protocol/dialect.js';
+import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
+import { decodeOrThrow } from './decode-or-throw.js';
+import type { EventStream } from './event-stream.js';
+import { openEventStream, streamError } from './stream-pipeline.js';
+import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
+import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
+
+const JSON_ACCEPT = 'application/a2a+json, application/json';
+
+/** HTTP+JSON (REST), v1.0 (`/message:send`, tenant prefix) or v0.3 (`/v1/message:send`). */
+export class RestTransport implements Transport {
+  readonly binding: Binding = 'HTTP+JSON';
+  readonly protocolVersion: ProtocolVersion;
+  readonly url: string;
+  private readonly dialect: Dialect;
+  /** The spec's proto says GET, its prose POST; servers differ. Learned on first use. */
+  private subscribeMethod: 'POST' | 'GET' | undefined;
+
+  constructor(private readonly context: TransportContext) {
+    this.protocolVersion = context.iface.protocolVersion;
+    this.url = context.iface.url;
+    this.dialect = dialectOf(context);
+  }
+
+  private path(...segments: string[]): string {
+    const base = this.url.replace(/\/+$/, '');
+    const prefix =
+      this.protocolVersion === '0.3'
+        ? '/v1'
+        : this.context.iface.tenant !== undefined
+          ? `/${encodeURIComponent(this.context.iface.tenant)}`
+          : '';
+    return `${base}${prefix}${segments.join('')}`;
+  }
+
+  private task(taskId: string): string {
+    return `/tasks/${encodeURIComponent(taskId)}`;
+  }
+
+  private request(
+    operation: string,
+    method: HttpRequest['method'],
+    url: string,
+    options: CallOptions | undefined,
+    extra: Partial<HttpRequest> = {},
+  ): HttpRequest {
+    return {
+      operation,
+      method,
+      url,
+      headers: protocolHeaders(this.context, options, JSON_ACCEPT),
+      expect: 'json',
+      signal: options?.signal,
+      timeoutMs: options?.timeoutMs,
+      ...extra,
+    };
+  }
+
+  private async json<T>(request: HttpRequest, decode: (body: unknown) => T): Promise<T> {
+    const { body, context } = await this.context.http.json(request);
+    return decodeOrThrow(() => decode(body), context);
+  }
+
+  private stream(requests: HttpRequest | ((signal: AbortSignal) => Promise<OpenResponse>), options: CallOptions | undefined, taskId: string | undefined): EventStream {
+    const open =
+      typeof requests === 'function'
+        ? requests
+        : (signal: AbortSignal) => this.context.http.open({ ...this.sse(requests), signal });
+    return openEventStream({
+      open,
+      signal: options?.signal,
+      taskId,
+      dialect: this.dialect,
+      maxEventSize: this.context.maxEventSize,
+      unwrap: (json, sse, context) => {
+        // Mid-stream REST errors are unspecified (#1262): servers send `event: error` with an error body.
+        if (sse.event === 'error') throw streamError(json, sse, context);
+        if (typeof json === 'object' && json !== null && 'error' in json && !('task' in json)) {
+          throw streamError(json, sse, context);
+        }
+        return json;
+      },
+    });
+  }
+
+  private sse(request: HttpRequest): HttpRequest {
+    return { ...request, expect: 'sse', headers: { ...request.headers, Accept: 'text/event-stream' } };
+  }
+
+  sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
+    const request = this.request('SendMessage', 'POST', this.path('/message:send'), options, {
+      body: encodeSendParams(params, this.dialect),
+      taskId: params.message.taskId,
+    });
+    return this.json(request, (body) => decodeSendResult(body, this.dialect));
+  }
+
+  streamMessage(params: SendParams, options?: CallOptions): EventStream {
+    const request = this.request('SendStreamingMessage', 'POST', this.path('/message:stream'), options, {
+      body: encodeSendParams(params, this.dialect),
+      taskId: params.message.taskId,
+    });
+    return this.stream(request, options, params.message.taskId);
+  }
+
+  getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
+    const url = new URL(this.path(this.task(taskId)));
+    if (historyLength !== undefined) url.searchParams.set('historyLength', String(historyLength));
+    const request = this.request('GetTask', 'GET', url.href, options, { taskId });
+    return this.json(request, (body) => decodeTask(body, this.dialect));
+  }
+
+  listTasks(query: ListTasksQuery, options?: CallOptions): Promise<TaskPage> {
+    if (this.protocolVersion !== '1.0') {
+      return Promise.reject(
+        new TetherError('UNSUPPORTED_OPERATION', 'ListTasks does not exist in A2A v0.3 (it is new in v1.0)', {
+          url: this.url,
+        }),
+      );
+    }
+    const url = new URL(this.path('/tasks'));
+    for (const [key, value] of Object.entries(query)) {
+      if (value === undefined) continue;
+      url.searchParams.set(
+        key,
+        key === 'status' ? `TASK_STATE_${String(value).toUpperCase().replace(/-/g, '_')}` : String(value),
+      );
+    }
+    return this.json(this.request('ListTasks', 'GET', url.href, options), decodeTaskPage);
+  }
+
+  cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task> {
+    // Always a JSON object body, never `null` (some servers reject an empty cancel body).
+    const request = this.request('CancelTask', 'POST', this.path(`${this.task(taskId)}:cancel`), options, {
+      body: metadata === undefined ? {} : { metadata },
+      taskId,
+    });
+    return this.json(request, (body) => decodeTask(body, this.dialect));
+  }
+
+  subscribe(taskId: string, options?: SubscribeOptions): EventStream {
+    const url = this.path(`${this.task(taskId)}:subscribe`);
+    const request = (method: 'POST' | 'GET'): HttpRequest => {
+      const base = this.request('SubscribeToTask', method, url, options, { taskId, ...(method === 'POST' ? { body: {} } : {}) });
+      if (options?.lastEventId !== undefined) base.headers = { ...base.headers, 'Last-Event-ID': options.lastEventId };
+      return this.sse(base);
+    };
+    const open = async (signal: AbortSignal): Promise<OpenResponse> => {
+      const method = this.subscribeMethod ?? 'POST';
+      try {
+        const response = await this.context.http.open({ ...request(method), signal });
+        this.subscribeMethod = method;
+        return response;
+      } catch (error) {
+        // 404/405 without an A2A error body means "no such route": try GET (a TaskNotFound is also a 404).
+        const wrongMethod =
+          error instanceof TetherError && !(error instanceof A2AError) && (error.status === 404 || error.status === 405);
+        if (this.subscribeMethod !== undefined || method !== 'POST' || !wrongMethod) throw error;
+        const response = await this.context.http.open({ ...request('GET'), signal });
+        this.subscribeMethod = 'GET';
+        return response;
+      }
+    };
+    return this.stream(open, options, taskId);
+  }
+
+  createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
+    const request = this.request(
+      'CreateTaskPushNotificationConfig',
+      'POST',
+      this.path(`${this.task(config.taskId)}/pushNotificationConfigs`),
+      options,
+      { body: encodePushConfig(config, this.dialect), taskId: config.taskId },
+    );
+    return this.json(request, (body) => decodePushConfig(body, config.taskId));
+  }
+
+  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig> {
+    const url = this.path(`${this.task(taskId)}/pushNotificationConfigs/${encodeURIComponent(configId)}`);
+    const request = this.request('GetTaskPushNotificationConfig', 'GET', url, options, { taskId });
+    return this.json(request, (body) => decodePushConfig(body, taskId));
+  }
+
+  listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]> {
+    const url = this.path(`${this.task(taskId)}/pushNotificationConfigs`);
+    const request = this.request('ListTaskPushNotificationConfigs', 'GET', url, options, { taskId });
+    return this.json(request, (body) => decodePushConfigList(body, taskId));
+  }
+
+  async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
+    const url = this.path(`${this.task(taskId)}/pushNotificationConfigs/${encodeURIComponent(configId)}`);
+    await this.context.http.json(
+      this.request('DeleteTaskPushNotificationConfig', 'DELETE', url, options, { taskId, expect: 'any' }),
+    );
+  }
+
+  async getExtendedCard(options?: CallOptions): Promise<unknown> {
+    const path = this.protocolVersion === '0.3' ? '/card' : '/extendedAgentCard';
+    return (await this.context.http.json(this.request('GetExtendedAgentCard', 'GET', this.path(path), options))).body;
+  }
+}

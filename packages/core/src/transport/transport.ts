@@ -1,0 +1,54 @@
+import type { Binding, ProtocolVersion } from '../card/card-types.js';
+import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage, TaskState } from '../model/types.js';
+import type { SendParams } from '../protocol/encode.js';
+import type { EventStream } from './event-stream.js';
+
+/** Per-call options every operation takes. */
+export interface CallOptions {
+  /** Abort the call (for streams: close the connection). */
+  signal?: AbortSignal | undefined;
+  /** Time limit for the whole call; for streams, until the response headers arrive. */
+  timeoutMs?: number | undefined;
+  /** Extra HTTP headers for this call. */
+  headers?: Record<string, string> | undefined;
+  /** Extension URIs to activate for this call, on top of the client's. */
+  extensions?: string[] | undefined;
+}
+
+/** Filters and paging of `listTasks` (v1.0 only). */
+export interface ListTasksQuery {
+  contextId?: string | undefined;
+  status?: TaskState | undefined;
+  /** 1–100; the agent's default is 50. */
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+  historyLength?: number | undefined;
+  /** Only tasks whose status changed at or after this time (ISO 8601). */
+  statusTimestampAfter?: string | undefined;
+  /** Include artifacts (agents omit them by default). */
+  includeArtifacts?: boolean | undefined;
+}
+
+/** Options of `subscribe`. */
+export interface SubscribeOptions extends CallOptions {
+  /** Sent as `Last-Event-ID`, for agents that number their SSE events. */
+  lastEventId?: string | undefined;
+}
+
+/** A binding (JSON-RPC or HTTP+JSON) speaking one protocol version, in normalized terms. */
+export interface Transport {
+  readonly binding: Binding;
+  readonly protocolVersion: ProtocolVersion;
+  readonly url: string;
+  sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult>;
+  streamMessage(params: SendParams, options?: CallOptions): EventStream;
+  getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task>;
+  listTasks(query: ListTasksQuery, options?: CallOptions): Promise<TaskPage>;
+  cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task>;
+  subscribe(taskId: string, options?: SubscribeOptions): EventStream;
+  createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig>;
+  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig>;
+  listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]>;
+  deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void>;
+  getExtendedCard(options?: CallOptions): Promise<unknown>;
+}
