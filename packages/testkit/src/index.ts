@@ -1,1 +1,24 @@
-export const placeholder = 1;
+export { startTestAgent } from './agent/test-agent.js';
+export type { TestAgent, TestTaskView } from './agent/test-agent.js';
+export { TEST_AGENT_DEFAULTS } from './agent/options.js';
+export type {
+  TestAgentAuth,
+  TestAgentBehaviour,
+  TestAgentBinding,
+  TestAgentOptions,
+  TestAgentVersion,
+} from './agent/options.js';
+export { ScenarioError, parseScenarioCommand } from './agent/scenario.js';
+export type { ScenarioArtifactInput, ScenarioCommand, ScenarioContext, ScenarioFn } from './agent/scenario.js';
+export { BUILT_IN_SCENARIOS } from './agent/scenarios.js';
+export { A2A_ERROR_CODES } from './agent/agent-error.js';
+export type { RecordedRequest } from './agent/recorded-request.js';
+export type {
+  TestArtifact,
+  TestMessage,
+  TestPart,
+  TestPushConfig,
+  TestTaskRecord,
+  TestTaskState,
+  TestTaskStatus,
+} from './agent/model.js';

@@ -1,0 +1,391 @@
+import { Buffer } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { A2A_ERROR_CODES, AgentError, invalidParams, taskNotFound, unsupportedOperation } from './agent-error.js';
+import { buildCard } from './card.js';
+import type { CardDialect, CardUrls } from './card.js';
+import { clone, firstText, isInterrupted, isTerminal } from './model.js';
+import type { TaskEvent, TaskSnapshot, TestMessage, TestPushConfig, TestTaskState } from './model.js';
+import type { ResolvedOptions } from './options.js';
+import { ScenarioRun } from './scenario-run.js';
+import { parseScenarioCommand } from './scenario.js';
+import type { StreamSession } from './stream-session.js';
+import type { TaskEntry, TaskObserver, TaskRegistry } from './task-registry.js';
+import type { PushConfigInput, SendParams, SendResult } from './wire-codec.js';
+
+/** ListTasks filters (v1 only), version-neutral. */
+export interface ListTasksQuery {
+  contextId?: string | undefined;
+  status?: TestTaskState | undefined;
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+  historyLength?: number | undefined;
+  statusTimestampAfter?: string | undefined;
+  includeArtifacts?: boolean | undefined;
+}
+
+export interface ListTasksResult {
+  tasks: TaskSnapshot[];
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
+type Version = '1.0' | '0.3';
+
+/**
+ * `historyLength`: v1 — unset all, 0 none, N the newest N. v0.3 — N > 0 the newest N, otherwise all
+ * (the v0.3 proto comment reads 0 as "unlimited").
+ */
+export function limitHistory(task: TaskSnapshot, historyLength: number | undefined, version: Version): TaskSnapshot {
+  if (historyLength === undefined) return task;
+  if (historyLength < 0) throw invalidParams('historyLength must not be negative');
+  if (version === '1.0') task.history = historyLength === 0 ? [] : task.history.slice(-historyLength);
+  else if (historyLength > 0) task.history = task.history.slice(-historyLength);
+  return task;
+}
+
+function encodePageToken(offset: number): string {
+  return Buffer.from(`offset:${offset}`).toString('base64url');
+}
+
+function decodePageToken(token: string): number {
+  const match = /^offset:(\d+)$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  if (match?.[1] === undefined) throw invalidParams(`Invalid pageToken: ${token}`);
+  return Number(match[1]);
+}
+
+/**
+ * The A2A operations, version- and binding-neutral. Bindings decode requests into these calls and encode
+ * the results; errors are thrown as AgentError.
+ */
+export class AgentOperations {
+  constructor(
+    private readonly registry: TaskRegistry,
+    private readonly options: ResolvedOptions,
+    private readonly cardUrls: () => CardUrls,
+  ) {}
+
+  // --- send / stream ---------------------------------------------------------------------------------
+
+  async send(params: SendParams, version: Version): Promise<SendResult> {
+    const result = await this.sendRaw(params, version);
+    if (result.kind === 'task') limitHistory(result.task, params.historyLength, version);
+    return result;
+  }
+
+  /** Start a streaming send. Throws before the stream starts; afterwards the session owns the response. */
+  stream(params: SendParams, version: Version, session: StreamSession): void {
+    this.requireStreaming();
+    const { message } = params;
+    if (message.taskId !== undefined) {
+      const entry = this.followUpTarget(message);
+      this.addInlinePushConfig(entry, params.pushConfig, version);
+      session.bind(entry);
+      // v1 streams start with a Task snapshot on every turn; v0.3 follow-ups start with the next event.
+      if (version === '1.0') session.snapshotOnNextEvent();
+      const run = entry.run;
+      if (run?.active === true) session.attach(run.observe(session));
+      this.acceptFollowUp(entry, message);
+      if (run?.active !== true) session.end(undefined);
+      return;
+    }
+    const run = this.newRun(message);
+    session.attach(run.observe(session));
+    this.observeCreation(run, params.pushConfig, version);
+    run.start();
+  }
+
+  private sendRaw(params: SendParams, version: Version): Promise<SendResult> {
+    const { message, blocking } = params;
+    if (message.taskId !== undefined) {
+      const entry = this.followUpTarget(message);
+      this.addInlinePushConfig(entry, params.pushConfig, version);
+      const run = entry.run;
+      if (!blocking || run?.active !== true) {
+        this.acceptFollowUp(entry, message);
+        return Promise.resolve({ kind: 'task', task: entry.snapshot() });
+      }
+      return new Promise<SendResult>((resolve) => {
+        const done = (): void => {
+          detach();
+          resolve({ kind: 'task', task: entry.snapshot() });
+        };
+        const detach = run.observe({
+          event: (event) => {
+            if (event.type === 'status' && settles(event.status.state)) done();
+          },
+          end: () => done(),
+        });
+        this.acceptFollowUp(entry, message);
+      });
+    }
+    return new Promise<SendResult>((resolve, reject) => {
+      const run = this.newRun(message);
+      let settled = false;
+      const finish = (result: SendResult | AgentError): void => {
+        if (settled) return;
+        settled = true;
+        detach();
+        if (result instanceof AgentError) reject(result);
+        else resolve(result);
+      };
+      const observer: TaskObserver = {
+        message: (reply) => finish({ kind: 'message', message: clone(reply) }),
+        event: (event, entry) => {
+          const created = event.type === 'task' && !blocking;
+          if (created || (event.type === 'status' && settles(event.status.state))) {
+            finish({ kind: 'task', task: entry.snapshot() });
+          }
+        },
+        end: (error) => {
+          if (error !== undefined) finish(error);
+          else if (run.entry !== undefined) finish({ kind: 'task', task: run.entry.snapshot() });
+        },
+      };
+      const detach = run.observe(observer);
+      this.observeCreation(run, params.pushConfig, version);
+      run.start();
+    });
+  }
+
+  private newRun(message: TestMessage): ScenarioRun {
+    const { name } = parseScenarioCommand(firstText(message));
+    const scenarioName = this.options.scenarios[name] !== undefined ? name : 'echo';
+    const scenario = this.options.scenarios[scenarioName];
+    if (scenario === undefined) throw new AgentError(A2A_ERROR_CODES.internalError, 'No "echo" scenario registered');
+    return new ScenarioRun(
+      this.registry,
+      scenarioName,
+      scenario,
+      clone(message),
+      randomUUID(),
+      message.contextId ?? randomUUID(),
+    );
+  }
+
+  /** Register an inline push config as the task is created, so the creation event is pushed too. */
+  private observeCreation(run: ScenarioRun, push: PushConfigInput | undefined, version: Version): void {
+    if (push === undefined) return;
+    const detach = run.observe({
+      event: (event: TaskEvent, entry: TaskEntry) => {
+        if (event.type !== 'task') return;
+        detach();
+        this.addInlinePushConfig(entry, push, version);
+      },
+      end: () => detach(),
+    });
+  }
+
+  private addInlinePushConfig(entry: TaskEntry, push: PushConfigInput | undefined, version: Version): void {
+    if (push === undefined) return;
+    this.requirePush();
+    this.storePushConfig(entry, push, version);
+  }
+
+  private followUpTarget(message: TestMessage): TaskEntry {
+    const taskId = message.taskId ?? '';
+    const entry = this.registry.get(taskId);
+    if (entry === undefined) throw taskNotFound(taskId);
+    if (message.contextId !== undefined && message.contextId !== entry.contextId) {
+      throw invalidParams(`contextId ${message.contextId} does not match task ${taskId} (context ${entry.contextId})`);
+    }
+    const state = entry.status.state;
+    if (!isInterrupted(state)) {
+      throw unsupportedOperation(
+        isTerminal(state)
+          ? `Task ${taskId} is ${state}; it accepts no more messages`
+          : `Task ${taskId} is ${state}, not waiting for input`,
+      );
+    }
+    return entry;
+  }
+
+  private acceptFollowUp(entry: TaskEntry, message: TestMessage): void {
+    entry.history.push(clone({ ...message, taskId: entry.id, contextId: entry.contextId }));
+    entry.run?.pushInput(firstText(message));
+  }
+
+  // --- get / list / cancel ---------------------------------------------------------------------------
+
+  get(id: string, historyLength: number | undefined, version: Version): TaskSnapshot {
+    return limitHistory(this.entry(id).snapshot(), historyLength, version);
+  }
+
+  list(query: ListTasksQuery): ListTasksResult {
+    const pageSize = query.pageSize ?? 50;
+    if (pageSize < 1 || pageSize > 100) throw invalidParams('pageSize must be between 1 and 100');
+    let after: number | undefined;
+    if (query.statusTimestampAfter !== undefined) {
+      after = Date.parse(query.statusTimestampAfter);
+      if (Number.isNaN(after)) throw invalidParams(`statusTimestampAfter is not a timestamp: ${query.statusTimestampAfter}`);
+    }
+    const matching = this.registry
+      .all()
+      .filter((entry) => query.contextId === undefined || entry.contextId === query.contextId)
+      .filter((entry) => query.status === undefined || entry.status.state === query.status)
+      .filter((entry) => after === undefined || Date.parse(entry.status.timestamp) >= after)
+      .sort((a, b) => b.status.timestamp.localeCompare(a.status.timestamp) || b.order - a.order);
+    const offset = query.pageToken === undefined ? 0 : decodePageToken(query.pageToken);
+    const page = matching.slice(offset, offset + pageSize);
+    const nextOffset = offset + page.length;
+    return {
+      tasks: page.map((entry) => {
+        const task = limitHistory(entry.snapshot(), query.historyLength, '1.0');
+        if (query.includeArtifacts !== true) task.artifacts = [];
+        return task;
+      }),
+      nextPageToken: nextOffset < matching.length ? encodePageToken(nextOffset) : '',
+      pageSize,
+      totalSize: matching.length,
+    };
+  }
+
+  /** Best effort: abort the scenario and wait briefly for it to end; answer with the task as it then is. */
+  async cancel(id: string): Promise<TaskSnapshot> {
+    const entry = this.entry(id);
+    if (isTerminal(entry.status.state)) {
+      throw new AgentError(
+        A2A_ERROR_CODES.taskNotCancelable,
+        `Task ${id} is ${entry.status.state} and cannot be canceled`,
+      );
+    }
+    const run = entry.run;
+    if (run?.active === true) {
+      run.cancel();
+      const timeout = new AbortController();
+      await Promise.race([run.done, delay(this.options.cancelWaitMs, undefined, { signal: timeout.signal }).catch(() => {})]);
+      timeout.abort();
+    } else {
+      this.registry.setStatus(entry, 'canceled');
+    }
+    return entry.snapshot();
+  }
+
+  // --- subscribe -------------------------------------------------------------------------------------
+
+  subscribe(id: string, lastEventId: string | undefined, version: Version, session: StreamSession): void {
+    this.requireStreaming();
+    const entry = this.entry(id);
+    const behaviour = this.options.behaviour;
+    session.bind(entry);
+    const afterSeq = behaviour.sseIds === true ? parseLastEventId(lastEventId, entry.id) : undefined;
+    if (afterSeq !== undefined) {
+      const missed = entry.events.filter((event) => event.seq > afterSeq);
+      if (missed.length > 0 || !isTerminal(entry.status.state)) {
+        session.replay(missed, entry);
+        this.follow(entry, session);
+        return;
+      }
+    }
+    if (isTerminal(entry.status.state)) {
+      if (version === '1.0') throw unsupportedOperation(`Task ${id} is ${entry.status.state}; there is nothing to subscribe to`);
+      // The v0.3 proto: a subscription to a finished task gets the final Task and closes.
+      session.writeSnapshot(entry);
+      return;
+    }
+    if (behaviour.subscribeSnapshot ?? version === '1.0') session.writeSnapshot(entry);
+    if (behaviour.replayOnResubscribe === true) session.replay(entry.events, entry);
+    this.follow(entry, session);
+  }
+
+  private follow(entry: TaskEntry, session: StreamSession): void {
+    session.settle(entry);
+    if (session.finished) return;
+    const run = entry.run;
+    if (run !== undefined) session.attach(run.observe(session));
+  }
+
+  // --- push configs ----------------------------------------------------------------------------------
+
+  pushCreate(taskId: string, input: PushConfigInput, version: Version): TestPushConfig {
+    this.requirePush();
+    return clone(this.storePushConfig(this.entry(taskId), input, version));
+  }
+
+  /** Without `id`, the v0.3 default config (id = task id) or else the first one. */
+  pushGet(taskId: string, id: string | undefined): TestPushConfig {
+    this.requirePush();
+    const entry = this.entry(taskId);
+    const config =
+      id === undefined
+        ? (entry.pushConfigs.get(taskId) ?? entry.pushConfigs.values().next().value)
+        : entry.pushConfigs.get(id);
+    if (config === undefined) {
+      throw new AgentError(
+        A2A_ERROR_CODES.taskNotFound,
+        `Push notification config ${id ?? '(default)'} not found for task ${taskId}`,
+      );
+    }
+    return clone(config);
+  }
+
+  pushList(taskId: string): TestPushConfig[] {
+    this.requirePush();
+    return clone([...this.entry(taskId).pushConfigs.values()]);
+  }
+
+  /** Idempotent: deleting a config that is not there succeeds. */
+  pushDelete(taskId: string, id: string): void {
+    this.requirePush();
+    this.entry(taskId).pushConfigs.delete(id);
+  }
+
+  private storePushConfig(entry: TaskEntry, input: PushConfigInput, version: Version): TestPushConfig {
+    let url: URL;
+    try {
+      url = new URL(input.url);
+    } catch {
+      throw invalidParams(`Push notification url is not a URL: ${input.url}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw invalidParams(`Push notification url must be http(s): ${input.url}`);
+    }
+    // Like the official servers: v0.3 defaults the config id to the task id, v1 generates one.
+    const id = input.id ?? (version === '0.3' ? entry.id : randomUUID());
+    const config: TestPushConfig = { id, taskId: entry.id, url: input.url, dialect: version };
+    if (input.token !== undefined) config.token = input.token;
+    if (input.authentication !== undefined) config.authentication = clone(input.authentication);
+    entry.pushConfigs.set(id, config);
+    return config;
+  }
+
+  // --- cards -----------------------------------------------------------------------------------------
+
+  extendedCard(dialect: CardDialect): Record<string, unknown> {
+    if (!this.options.extendedAgentCard) throw unsupportedOperation('This agent has no extended agent card');
+    return buildCard(this.options, this.cardUrls(), dialect, true);
+  }
+
+  // --- helpers ---------------------------------------------------------------------------------------
+
+  private entry(id: string): TaskEntry {
+    const entry = this.registry.get(id);
+    if (entry === undefined) throw taskNotFound(id);
+    return entry;
+  }
+
+  private requireStreaming(): void {
+    if (!this.options.streaming) throw unsupportedOperation('Streaming is not supported by this agent');
+  }
+
+  private requirePush(): void {
+    if (!this.options.pushNotifications) {
+      throw new AgentError(A2A_ERROR_CODES.pushNotificationNotSupported, 'Push notifications are not supported by this agent');
+    }
+  }
+}
+
+/** A blocking send returns once the task is terminal or interrupted. */
+function settles(state: TestTaskState): boolean {
+  return isTerminal(state) || isInterrupted(state);
+}
+
+/** `<taskId>:<seq>` → seq, when it names this task. */
+function parseLastEventId(value: string | undefined, taskId: string): number | undefined {
+  if (value === undefined) return undefined;
+  const cut = value.lastIndexOf(':');
+  if (cut < 0 || value.slice(0, cut) !== taskId) return undefined;
+  const seq = Number(value.slice(cut + 1));
+  return Number.isInteger(seq) && seq >= 0 ? seq : undefined;
+}

@@ -1,0 +1,147 @@
+import type { ScenarioFn } from './scenario.js';
+
+/** A2A protocol versions the fake agent speaks. */
+export type TestAgentVersion = '1.0' | '0.3';
+
+/** HTTP bindings the fake agent serves. */
+export type TestAgentBinding = 'JSONRPC' | 'HTTP+JSON';
+
+/** Switches for server behaviours that vary between real agents. All can change live (`setBehaviour`). */
+export interface TestAgentBehaviour {
+  /**
+   * Resubscribe starts with a Task snapshot. Unset: true for v1 (the spec requires it), false for v0.3
+   * (what real v0.3 servers do).
+   */
+  subscribeSnapshot?: boolean | undefined;
+  /** On resubscribe, re-send every event the task emitted so far, in order, before live ones. Default false. */
+  replayOnResubscribe?: boolean | undefined;
+  /** Streams end after input-required/auth-required. Default true; false keeps them open. */
+  closeAtInterrupted?: boolean | undefined;
+  /**
+   * Every SSE event carries `id: <taskId>:<seq>`; a resubscribe with `Last-Event-ID` gets only the events
+   * after that seq (no snapshot). Default false (the A2A spec defines no ids).
+   */
+  sseIds?: boolean | undefined;
+  /**
+   * v1 requests must carry `A2A-Version: 1.0` (else -32009, as the official server does). Default true.
+   * When false, a v1 method name without the header is served as v1.
+   */
+  requireVersionHeader?: boolean | undefined;
+}
+
+/** Credentials the agent accepts. Any configured scheme is enough (OR). */
+export interface TestAgentAuth {
+  /** Accepted bearer tokens (`Authorization: Bearer <token>`). */
+  bearer?: string[] | undefined;
+  /** API keys in a header (default `X-API-Key`) and/or a query parameter (when `query` is set). */
+  apiKey?: { header?: string | undefined; query?: string | undefined; values: string[] } | undefined;
+  /** HTTP Basic credentials. */
+  basic?: { username: string; password: string } | undefined;
+}
+
+/** Options of {@link startTestAgent}. */
+export interface TestAgentOptions {
+  /** Protocol versions served. Default `['1.0', '0.3']`. */
+  versions?: TestAgentVersion[] | undefined;
+  /** Bindings served. Default `['JSONRPC', 'HTTP+JSON']`. */
+  bindings?: TestAgentBinding[] | undefined;
+  /** Card format. Default '1.0' when versions include '1.0', else '0.3'. */
+  cardShape?: TestAgentVersion | undefined;
+  capabilities?:
+    | {
+        /** Default true; false → stream/subscribe answer -32004 and the card says so. */
+        streaming?: boolean | undefined;
+        /** Default true; false → push config operations answer -32003. */
+        pushNotifications?: boolean | undefined;
+        /** Default false; true → the extended card operation answers the card plus an extra skill. */
+        extendedAgentCard?: boolean | undefined;
+      }
+    | undefined;
+  /** Well-known file name. 'agent.json' serves only the legacy path. Default 'agent-card.json'. */
+  cardPath?: 'agent-card.json' | 'agent.json' | undefined;
+  /** `Cache-Control: max-age` of the card. Default 60. */
+  cardMaxAgeSeconds?: number | undefined;
+  /** Prefix for everything (card and endpoints), e.g. '/agents/x'. Default ''. */
+  basePath?: string | undefined;
+  /** Require credentials on every A2A endpoint (not on the public card). */
+  auth?: TestAgentAuth | undefined;
+  /** v1 tenant: advertised on v1 interfaces, required in JSON-RPC params and as the REST path prefix. */
+  tenant?: string | undefined;
+  /** Answer CORS preflights and add permissive CORS headers. Default true. */
+  cors?: boolean | undefined;
+  behaviour?: TestAgentBehaviour | undefined;
+  /** Extra scenarios (a name here overrides a built-in). */
+  scenarios?: Record<string, ScenarioFn> | undefined;
+  /** Port to listen on. Default 0 (any free port). */
+  port?: number | undefined;
+  /** How long CancelTask waits for the scenario to reach a final state before answering. Default 100 ms. */
+  cancelWaitMs?: number | undefined;
+}
+
+/** Defaults of {@link TestAgentOptions} and {@link TestAgentBehaviour}, in one place. */
+export const TEST_AGENT_DEFAULTS = Object.freeze({
+  versions: ['1.0', '0.3'] as readonly TestAgentVersion[],
+  bindings: ['JSONRPC', 'HTTP+JSON'] as readonly TestAgentBinding[],
+  streaming: true,
+  pushNotifications: true,
+  extendedAgentCard: false,
+  cardPath: 'agent-card.json' as const,
+  cardMaxAgeSeconds: 60,
+  basePath: '',
+  cors: true,
+  port: 0,
+  cancelWaitMs: 100,
+  replayOnResubscribe: false,
+  closeAtInterrupted: true,
+  sseIds: false,
+  requireVersionHeader: true,
+});
+
+/** Options with defaults applied; `auth` stays mutable for rotateBearer(). */
+export interface ResolvedOptions {
+  versions: readonly TestAgentVersion[];
+  bindings: readonly TestAgentBinding[];
+  cardShape: TestAgentVersion;
+  streaming: boolean;
+  pushNotifications: boolean;
+  extendedAgentCard: boolean;
+  cardPath: 'agent-card.json' | 'agent.json';
+  cardMaxAgeSeconds: number;
+  basePath: string;
+  auth: TestAgentAuth | undefined;
+  tenant: string | undefined;
+  cors: boolean;
+  behaviour: TestAgentBehaviour;
+  scenarios: Record<string, ScenarioFn>;
+  port: number;
+  cancelWaitMs: number;
+}
+
+export function resolveOptions(options: TestAgentOptions, builtIns: Record<string, ScenarioFn>): ResolvedOptions {
+  const d = TEST_AGENT_DEFAULTS;
+  const versions = options.versions ?? d.versions;
+  const bindings = options.bindings ?? d.bindings;
+  if (versions.length === 0) throw new Error('startTestAgent: versions must not be empty');
+  if (bindings.length === 0) throw new Error('startTestAgent: bindings must not be empty');
+  let basePath = options.basePath ?? d.basePath;
+  if (basePath !== '' && !basePath.startsWith('/')) basePath = `/${basePath}`;
+  basePath = basePath.replace(/\/+$/, '');
+  return {
+    versions,
+    bindings,
+    cardShape: options.cardShape ?? (versions.includes('1.0') ? '1.0' : '0.3'),
+    streaming: options.capabilities?.streaming ?? d.streaming,
+    pushNotifications: options.capabilities?.pushNotifications ?? d.pushNotifications,
+    extendedAgentCard: options.capabilities?.extendedAgentCard ?? d.extendedAgentCard,
+    cardPath: options.cardPath ?? d.cardPath,
+    cardMaxAgeSeconds: options.cardMaxAgeSeconds ?? d.cardMaxAgeSeconds,
+    basePath,
+    auth: options.auth === undefined ? undefined : { ...options.auth },
+    tenant: options.tenant,
+    cors: options.cors ?? d.cors,
+    behaviour: { ...options.behaviour },
+    scenarios: { ...builtIns, ...options.scenarios },
+    port: options.port ?? d.port,
+    cancelWaitMs: options.cancelWaitMs ?? d.cancelWaitMs,
+  };
+}

@@ -1,0 +1,51 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * Writes one Server-Sent Events response: `data: <json>` per event (JSON has no newlines, so one line),
+ * blank-line terminated, optional `id:` and `event:` lines. Headers go out lazily with the first event so
+ * an error before any event can still be answered as plain JSON.
+ */
+export class SseWriter {
+  private started = false;
+  private ended = false;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  /** True once the 200 + text/event-stream headers were sent. */
+  get isStarted(): boolean {
+    return this.started;
+  }
+
+  /** True once the response ended (by us or because the client went away). */
+  get isEnded(): boolean {
+    return this.ended || this.res.destroyed || this.res.writableEnded;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+    });
+    this.res.flushHeaders();
+  }
+
+  send(data: unknown, options: { id?: string | undefined; event?: string | undefined } = {}): void {
+    if (this.isEnded) return;
+    this.start();
+    let frame = '';
+    if (options.event !== undefined) frame += `event: ${options.event}\n`;
+    if (options.id !== undefined) frame += `id: ${options.id}\n`;
+    frame += `data: ${JSON.stringify(data)}\n\n`;
+    this.res.write(frame);
+  }
+
+  end(): void {
+    if (this.isEnded) return;
+    this.start();
+    this.ended = true;
+    this.res.end();
+  }
+}
