@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { measureBrowserBundle } from '../../../scripts/bundle-size.mjs';
+
+// These read the BUILT files: they check what users get, not the sources.
+const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const coreDist = fileURLToPath(new URL('../../core/dist/index.js', import.meta.url));
+// Module specifiers that would pull in Node, and Node-only globals (comments may mention them).
+const FORBIDDEN = [
+  /(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](?:node:[^"']+|undici(?:\/[^"']*)?|fs|net|http|https|stream|buffer|crypto)["']/,
+  /\bprocess\.(?:env|versions|nextTick)\b/,
+  /\bBuffer\.(?:from|alloc)\b/,
+  /\bsetImmediate\(/,
+];
+
+function offenders(code: string): string[] {
+  return FORBIDDEN.flatMap((pattern) => {
+    const match = pattern.exec(code);
+    return match ? [`${pattern} at …${code.slice(Math.max(0, match.index - 40), match.index + 40)}…`] : [];
+  });
+}
+
+describe('the browser bundle', () => {
+  it('has been built (run `pnpm build` first)', () => {
+    expect(existsSync(dist), `${dist} is missing`).toBe(true);
+    expect(existsSync(coreDist), `${coreDist} is missing`).toBe(true);
+  });
+
+  it('imports nothing from Node or undici, in its own file or in core', () => {
+    expect(offenders(readFileSync(dist, 'utf8'))).toEqual([]);
+    expect(offenders(readFileSync(coreDist, 'utf8'))).toEqual([]);
+  });
+
+  it('bundles for the browser platform with every dependency and stays free of Node', async () => {
+    const bundle = await measureBrowserBundle();
+    expect(offenders(bundle.code)).toEqual([]);
+    const packages = bundle.inputs.map((i) => i.path).filter((p) => p.includes('node_modules'));
+    expect(packages.some((p) => p.includes('undici'))).toBe(false);
+    expect(bundle.gzipBytes).toBeGreaterThan(1_000);
+  });
+
+  it('the check itself catches a Node import', () => {
+    expect(offenders('import { readFile } from "node:fs";')).toHaveLength(1);
+    expect(offenders('import { fetch } from "undici";')).toHaveLength(1);
+    expect(offenders('const x = require("undici/lib/fetch");')).toHaveLength(1);
+    expect(offenders('const e = import("node:events")')).toHaveLength(1);
+    expect(offenders('// undici puts the errno in cause')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CHROMIUM = process.env['TETHER_CHROMIUM'] ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env['CI'] === 'true') {
+  throw new Error(`CI=true and no Chromium at ${CHROMIUM}: browser tests must run in CI (.ci/run installs it)`);
+}
+if (!available) console.warn(`⚠ skipping real-browser tests: no Chromium at ${CHROMIUM}`);
+
+// The page imports the BUILT browser package (dist), bundled by esbuild for the browser platform.
+const PAGE_SCRIPT = `
+import { connect, TetherError } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
+window.tether = {
+  async stream(url, prefs) {
+    const client = await connect(url, { ...prefs, cardCache: false });
+    const events = [];
+    for await (const e of client.streamMessage('stream updates=2 chunks=4 delayMs=5')) events.push(e);
+    const task = await client.getTask(events[0].id);
+    return { iface: client.interface, events, task };
+  },
+  async missing(url) {
+    const client = await connect(url, { cardCache: false });
+    try { await client.getTask('no-such-task'); return 'no error'; }
+    catch (e) { return { isTether: e instanceof TetherError, name: e.name, code: e.code, a2aCode: e.a2aCode, message: e.message }; }
+  },
+  async abortMidStream(url) {
+    const client = await connect(url, { cardCache: false });
+    const controller = new AbortController();
+    let n = 0;
+    try {
+      for await (const _ of client.streamMessage('slow steps=100 delayMs=10', { signal: controller.signal })) {
+        if (++n === 2) controller.abort();
+      }
+      return 'not aborted';
+    } catch (e) { return { code: e.code, n }; }
+  },
+};
+`;
+
+describe.skipIf(!available)('@a2a-tether/browser in real Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let site: Server;
+  let agent: TestAgent;
+
+  beforeAll(async () => {
+    const bundle = await build({
+      stdin: { contents: PAGE_SCRIPT, resolveDir: fileURLToPath(new URL('.', import.meta.url)), loader: 'js' },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    });
+    const js = bundle.outputFiles[0]?.text ?? '';
+    site = createServer((req, res) => {
+      if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/app.js"></script>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    agent = await startTestAgent();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await browser.newPage();
+    // The page is on another origin than the agent: every call crosses CORS.
+    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+    await page.waitForFunction(() => 'tether' in window);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.close();
+    await new Promise((r) => site?.close(r));
+  });
+
+  it.each([
+    ['JSONRPC', '1.0'],
+    ['HTTP+JSON', '1.0'],
+    ['JSONRPC', '0.3'],
+    ['HTTP+JSON', '0.3'],
+  ])('streams a chunked task over %s v%s and the chunks equal the final artifact', async (binding, version) => {
+    const result = await page.evaluate(
+      ([url, b, v]) => (window as unknown as { tether: { stream: (u: string, p: object) => Promise<unknown> } }).tether.stream(url, { preferredBindings: [b], protocolVersions: [v] }),
+      [agent.url, binding, version] as const,
+    );
+    const { iface, events, task } = result as {
+      iface: { binding: string; protocolVersion: string };
+      events: { kind: string; append?: boolean; artifact?: { parts: { text: string }[] }; status?: { state: string } }[];
+      task: { status: { state: string }; artifacts: { parts: { text: string }[] }[] };
+    };
+    expect(iface).toMatchObject({ binding, protocolVersion: version });
+    expect(events[0]?.kind).toBe('task');
+    expect(events.at(-1)?.status?.state).toBe('completed');
+    const streamed = events.filter((e) => e.kind === 'artifact-update').map((e) => e.artifact?.parts.map((p) => p.text).join('')).join('');
+    expect(streamed).toBe('chunk-1;chunk-2;chunk-3;chunk-4;');
+    expect(task.status.state).toBe('completed');
+    expect(task.artifacts[0]?.parts.map((p) => p.text).join('')).toBe(streamed);
+  });
+
+  it('throws typed errors that survive in the page (instanceof, code, message)', async () => {
+    const result = await page.evaluate((url) => (window as unknown as { tether: { missing: (u: string) => Promise<unknown> } }).tether.missing(url), agent.url);
+    expect(result).toMatchObject({ isTether: true, name: 'TaskNotFoundError', code: 'A2A_ERROR', a2aCode: -32001 });
+    expect((result as { message: string }).message).toMatch(/^GetTask POST http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc → HTTP 200: TaskNotFoundError -32001/);
+  });
+
+  it('an AbortSignal ends the stream with ABORTED', async () => {
+    const result = await page.evaluate((url) => (window as unknown as { tether: { abortMidStream: (u: string) => Promise<unknown> } }).tether.abortMidStream(url), agent.url);
+    expect(result).toEqual({ code: 'ABORTED', n: 2 });
+  });
+});

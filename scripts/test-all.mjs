@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// The whole test suite, in the order a failure is cheapest to read:
+// build (tsdown + publint + attw) → typecheck → lint → vitest (unit, integration, interop,
+// browser) → bundle-size budget → self-checking examples.
+// Run through pnpm (`npx pnpm@10.34.8 test`), which installs dependencies first.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const CHROMIUM = process.env.TETHER_CHROMIUM ?? '/usr/bin/chromium';
+const ci = process.env.CI === 'true';
+
+function step(title, command, args, env = {}) {
+  const started = Date.now();
+  console.log(`\n▶ ${title}: ${command} ${args.join(' ')}`);
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (result.status !== 0) {
+    console.error(`✖ ${title} failed (exit ${result.status ?? result.signal}) after ${seconds}s`);
+    process.exit(result.status ?? 1);
+  }
+  console.log(`✔ ${title} (${seconds}s)`);
+}
+
+if (!existsSync(CHROMIUM)) {
+  if (ci) {
+    console.error(`✖ CI=true but no Chromium at ${CHROMIUM}: the browser tests cannot be skipped in CI (.ci/run installs it).`);
+    process.exit(1);
+  }
+  console.warn(`⚠ No Chromium at ${CHROMIUM}: the real-browser tests will be SKIPPED (install Debian's chromium to run them).`);
+}
+
+step('build', 'pnpm', ['build']);
+step('typecheck', 'pnpm', ['typecheck']);
+step('lint', 'pnpm', ['lint']);
+step('tests', 'pnpm', ['exec', 'vitest', 'run']);
+step('bundle size', 'pnpm', ['size']);
+step('examples', 'pnpm', ['-r', '--filter', './examples/*', 'run', 'check']);
+console.log('\n✔ all checks passed');
