@@ -154,6 +154,26 @@ describe('auth schemes chosen from the card', () => {
     await expect(bad.sendMessage('echo x')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
+  it('calls the custom-header hook per request, and again with forceRefresh after a 401', async () => {
+    const a = await agent({ auth: { bearer: ['signed-1'] } });
+    const calls: { method: string; url: string; forceRefresh: boolean }[] = [];
+    const c = await connect(a.url, {
+      cardCache: false,
+      auth: {
+        headers: ({ method, url, forceRefresh }) => {
+          calls.push({ method, url, forceRefresh });
+          return { Authorization: `Bearer ${forceRefresh ? 'signed-2' : 'signed-1'}`, 'X-Signature': 'sig' };
+        },
+      },
+    });
+    expect((await c.sendMessage('echo x')).kind).toBe('message');
+    const post = a.requests.find((r) => r.method === 'POST');
+    expect(post?.headers['x-signature']).toBe('sig');
+    a.rotateBearer('signed-2');
+    expect((await c.sendMessage('echo y')).kind).toBe('message');
+    expect(calls.filter((x) => x.forceRefresh)).toEqual([{ method: 'POST', url: a.jsonRpcUrl, forceRefresh: true }]);
+  });
+
   it('without credentials the error says so', async () => {
     const a = await agent({ auth: { bearer: ['t'] } });
     const c = await connect(a.url, { cardCache: false });
