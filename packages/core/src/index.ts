@@ -7,6 +7,25 @@ export type { SendOptions, GetTaskOptions, CancelTaskOptions } from './client/a2
 export { toMessage, randomId } from './client/message-input.js';
 export type { MessageInput } from './client/message-input.js';
 export { DEFAULTS } from './defaults.js';
+export type { ResilienceOptions } from './defaults.js';
+
+export { TaskHandle } from './task/task-handle.js';
+export type { CancelOutcome, CancelOptions, FollowOptions } from './task/task-handle.js';
+export type { StartOptions, ResumeOptions } from './task/start-task.js';
+export type {
+  TaskEvent,
+  StatusEvent,
+  ArtifactEvent,
+  MessageEvent,
+  ConnectionEvent,
+  ConnectionState,
+  TaskView,
+} from './task/task-event.js';
+export { MemoryTaskStore } from './store/memory-task-store.js';
+export { TASK_RECORD_VERSION } from './store/task-store.js';
+export type { TaskStore, TaskRecord, TaskListFilter } from './store/task-store.js';
+export { realScheduler } from './util/scheduler.js';
+export type { Scheduler, TimerHandle } from './util/scheduler.js';
 
 export type {
   Metadata,

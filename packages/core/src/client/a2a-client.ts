@@ -18,6 +18,12 @@ import { RestTransport } from '../transport/rest-transport.js';
 import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from '../transport/transport.js';
 import type { TransportContext } from '../transport/transport-context.js';
 import { toMessage, type MessageInput } from './message-input.js';
+import type { ResilienceOptions } from '../defaults.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { EngineContext } from '../task/engine-context.js';
+import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
+import type { TaskHandle } from '../task/task-handle.js';
+import type { Scheduler } from '../util/scheduler.js';
 
 /** Options of `sendMessage` and `streamMessage`. */
 export interface SendOptions extends CallOptions {
@@ -57,6 +63,10 @@ export interface A2AClientInit {
   extensions: string[];
   maxEventSize: number;
   newId: () => string;
+  store: TaskStore;
+  resilience: ResilienceOptions;
+  scheduler: Scheduler;
+  random: () => number;
 }
 
 function makeTransport(context: TransportContext): Transport {
@@ -77,6 +87,7 @@ export class A2AClient {
   private index = 0;
   private transport: Transport;
   private answered = false;
+  private engineContext: EngineContext | undefined;
 
   /** @internal Use `connect()`. */
   constructor(private readonly init: A2AClientInit) {
@@ -260,6 +271,44 @@ export class A2AClient {
   /** Removes a webhook registration (idempotent on conforming agents). */
   deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
     return this.run((t) => t.deletePushConfig(taskId, configId, options));
+  }
+
+  private get engine(): EngineContext {
+    this.engineContext ??= {
+      client: this,
+      store: this.init.store,
+      scheduler: this.init.scheduler,
+      random: this.init.random,
+      resilience: this.init.resilience,
+      newId: this.init.newId,
+    };
+    return this.engineContext;
+  }
+
+  /** The store where followed tasks are recorded. */
+  get store(): TaskStore {
+    return this.init.store;
+  }
+
+  /**
+   * Sends a message and follows the task it creates, through drops, restarts and pauses.
+   * Resolves once the task id is in the store, with a handle: `events()`, `view`, `done()`,
+   * `reply()`, `cancel()`, `detach()`. A direct message reply gives a handle whose `done()`
+   * returns the message.
+   */
+  start(message: MessageInput, options?: StartOptions): Promise<TaskHandle> {
+    return startTask(this.engine, message, options);
+  }
+
+  /** Follows a task again by id (from the store, or any task of this agent). */
+  resume(taskId: string, options?: ResumeOptions): Promise<TaskHandle> {
+    return resumeTask(this.engine, taskId, options);
+  }
+
+  /** Follows again every unfinished task of this agent that the store remembers. */
+  async resumeAll(options?: ResumeOptions): Promise<TaskHandle[]> {
+    const records = await this.init.store.list({ active: true, agentUrl: this.init.cardUrl });
+    return Promise.all(records.map((r) => resumeTask(this.engine, r.taskId, options)));
   }
 
   /**

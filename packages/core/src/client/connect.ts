@@ -6,7 +6,10 @@ import type { AgentCard } from '../card/card-types.js';
 import { negotiate, type NegotiationPreferences } from '../card/negotiate.js';
 import { normalizeCard } from '../card/normalize-card.js';
 import { resolveCard } from '../card/resolve-card.js';
-import { DEFAULTS } from '../defaults.js';
+import { DEFAULTS, type ResilienceOptions } from '../defaults.js';
+import { MemoryTaskStore } from '../store/memory-task-store.js';
+import type { TaskStore } from '../store/task-store.js';
+import { realScheduler, type Scheduler } from '../util/scheduler.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
 import { HttpClient } from '../http/http-client.js';
@@ -40,8 +43,16 @@ export interface ConnectOptions extends NegotiationPreferences {
   maxResponseBytes?: number | undefined;
   /** Message id generator (default: random UUIDs). */
   newId?: (() => string) | undefined;
-  /** Clock, for cache freshness and Retry-After dates (default `Date.now`). */
+  /** Clock, for cache freshness and Retry-After dates (default: the scheduler's clock). */
   now?: (() => number) | undefined;
+  /** Where followed tasks are recorded (default: in memory). */
+  store?: TaskStore | undefined;
+  /** Task engine settings; anything left out comes from {@link DEFAULTS}.resilience. */
+  resilience?: Partial<ResilienceOptions> | undefined;
+  /** Clock and timers of the task engine (inject a fake one in tests). */
+  scheduler?: Scheduler | undefined;
+  /** Random numbers in [0, 1) for jitter (inject a seeded one in tests). */
+  random?: (() => number) | undefined;
 }
 
 const sharedCardCache = new MemoryCardCache();
@@ -74,7 +85,8 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     throw new TetherError('INVALID_ARGUMENT', `not an absolute URL: ${String(url)}`, { cause: error });
   }
   const fetch = options.fetch ?? defaultFetch();
-  const now = options.now ?? Date.now;
+  const scheduler = options.scheduler ?? realScheduler;
+  const now = options.now ?? (() => scheduler.now());
   const auth = options.auth ?? {};
   const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
@@ -127,5 +139,9 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     extensions: options.extensions ?? [],
     maxEventSize: options.maxEventSize ?? DEFAULTS.maxEventSize,
     newId: options.newId ?? randomId,
+    store: options.store ?? new MemoryTaskStore(),
+    resilience: { ...DEFAULTS.resilience, ...options.resilience },
+    scheduler,
+    random: options.random ?? Math.random,
   });
 }

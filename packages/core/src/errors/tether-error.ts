@@ -27,6 +27,8 @@ export type TetherErrorCode =
   | 'STREAM_INTERRUPTED'
   /** Retries used up their attempt or time budget. */
   | 'RETRY_EXHAUSTED'
+  /** A task waited longer than `inputTimeoutMs` for a reply at input-required / auth-required. */
+  | 'INPUT_TIMEOUT'
   /** The card lists no interface this client can speak with the given preferences. */
   | 'NO_COMPATIBLE_INTERFACE'
   /** No agent card at any of the well-known locations. */

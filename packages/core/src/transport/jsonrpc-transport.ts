@@ -140,6 +140,7 @@ export class JsonRpcTransport implements Transport {
           taskId,
         }),
       signal: options?.signal,
+      onOpen: options?.onOpen,
       taskId,
       dialect: this.dialect,
       maxEventSize: this.context.maxEventSize,

@@ -82,6 +82,7 @@ export class RestTransport implements Transport {
     return openEventStream({
       open,
       signal: options?.signal,
+      onOpen: options?.onOpen,
       taskId,
       dialect: this.dialect,
       maxEventSize: this.context.maxEventSize,

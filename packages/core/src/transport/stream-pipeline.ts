@@ -33,6 +33,8 @@ export interface EventStreamSpec {
   open: (signal: AbortSignal) => Promise<OpenResponse>;
   /** The caller's signal, followed by the stream. */
   signal: AbortSignal | undefined;
+  /** Called once the response is open and checked. */
+  onOpen?: (() => void) | undefined;
   /** The task the stream is about, when known before the first event. */
   taskId: string | undefined;
   dialect: Dialect;
@@ -49,6 +51,7 @@ export function openEventStream(spec: EventStreamSpec): EventStream {
   return new EventStream(async function* (signal): AsyncGenerator<StreamItem, void, undefined> {
     const { response, link, context } = await spec.open(signal);
     link.clearTimeout();
+    spec.onOpen?.();
     let taskId = spec.taskId;
     let complete = false;
     let count = 0;

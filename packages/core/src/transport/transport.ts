@@ -13,6 +13,8 @@ export interface CallOptions {
   headers?: Record<string, string> | undefined;
   /** Extension URIs to activate for this call, on top of the client's. */
   extensions?: string[] | undefined;
+  /** Streams only: called once the response headers arrived and the stream is open. */
+  onOpen?: (() => void) | undefined;
 }
 
 /** Filters and paging of `listTasks` (v1.0 only). */

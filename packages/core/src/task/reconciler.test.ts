@@ -1,0 +1,239 @@
+import { describe, expect, it } from 'vitest';
+import type { Artifact, Part, StreamEvent, Task, TaskState } from '../model/types.js';
+import { Reconciler } from './reconciler.js';
+import type { ArtifactEvent, StatusEvent, TaskEvent } from './task-event.js';
+
+const T = 't1';
+const C = 'c1';
+const text = (t: string): Part => ({ kind: 'text', text: t });
+const at = (n: number): string => new Date(1_700_000_000_000 + n * 1000).toISOString();
+const msg = (id: string, t = id) => ({ kind: 'message' as const, messageId: id, role: 'agent' as const, parts: [text(t)] });
+
+function status(state: TaskState, n: number, messageId?: string): StreamEvent {
+  return { kind: 'status-update', taskId: T, contextId: C, status: { state, timestamp: at(n), ...(messageId ? { message: msg(messageId) } : {}) } };
+}
+function chunk(id: string, t: string, append: boolean, lastChunk = false): StreamEvent {
+  return { kind: 'artifact-update', taskId: T, contextId: C, artifact: { artifactId: id, name: id, parts: [text(t)] }, append, lastChunk };
+}
+function snapshot(state: TaskState, n: number, artifacts: Artifact[], messageId?: string): Task {
+  return { kind: 'task', id: T, contextId: C, status: { state, timestamp: at(n), ...(messageId ? { message: msg(messageId) } : {}) }, artifacts, history: [] };
+}
+
+/** Rebuilds artifacts from app events the way an app would. */
+function rebuild(events: TaskEvent[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const e of events) {
+    if (e.type !== 'artifact') continue;
+    const parts = e.parts.map((p) => (p.kind === 'text' ? p.text : JSON.stringify(p)));
+    out.set(e.artifactId, e.append ? [...(out.get(e.artifactId) ?? []), ...parts] : parts);
+  }
+  return out;
+}
+
+function statuses(events: TaskEvent[]): string[] {
+  return events.filter((e): e is StatusEvent => e.type === 'status').map((e) => `${e.state}${e.message ? `:${e.message.messageId}` : ''}`);
+}
+
+describe('Reconciler: live events', () => {
+  it('passes a clean stream through in order', () => {
+    const r = new Reconciler(T, C);
+    const out = [
+      ...r.applyEvent(snapshot('submitted', 0, [])),
+      ...r.applyEvent(status('working', 1, 'm1')),
+      ...r.applyEvent(chunk('a', 'x', false)),
+      ...r.applyEvent(chunk('a', 'y', true)),
+      ...r.applyEvent(chunk('a', 'z', true, true)),
+      ...r.applyEvent(status('completed', 2)),
+    ];
+    expect(statuses(out)).toEqual(['submitted', 'working:m1', 'completed']);
+    expect(rebuild(out).get('a')).toEqual(['x', 'y', 'z']);
+    expect(out.filter((e) => e.type === 'artifact').map((e) => [(e as ArtifactEvent).append, (e as ArtifactEvent).lastChunk])).toEqual([
+      [false, false],
+      [true, false],
+      [true, true],
+    ]);
+    expect(r.assembledArtifacts()).toEqual([{ artifactId: 'a', name: 'a', parts: [text('x'), text('y'), text('z')] }]);
+  });
+
+  it('drops repeated, stale and regressing statuses, and anything after a terminal state', () => {
+    const r = new Reconciler(T, C);
+    r.applyEvent(status('working', 5, 'm5'));
+    expect(r.applyEvent(status('working', 5, 'm5'))).toEqual([]); // exact repeat
+    expect(r.applyEvent(status('working', 3, 'm3'))).toEqual([]); // older
+    expect(r.applyEvent(status('submitted', 6))).toEqual([]); // regression
+    expect(statuses(r.applyEvent(status('input-required', 7, 'q')))).toEqual(['input-required:q']);
+    expect(statuses(r.applyEvent(status('working', 8)))).toEqual(['working']); // after a reply: a real change
+    expect(statuses(r.applyEvent(status('completed', 9)))).toEqual(['completed']);
+    expect(r.applyEvent(status('working', 10, 'late'))).toEqual([]);
+    expect(r.violations).toEqual(['state working after terminal state completed']);
+  });
+
+  it('drops a replayed status message even without timestamps', () => {
+    const r = new Reconciler(T, C);
+    const noTime = (state: TaskState, id: string): StreamEvent => ({ kind: 'status-update', taskId: T, contextId: C, status: { state, message: msg(id) } });
+    r.applyEvent(noTime('working', 'a'));
+    r.applyEvent(noTime('working', 'b'));
+    expect(r.applyEvent(noTime('working', 'a'))).toEqual([]);
+    expect(statuses(r.applyEvent(noTime('working', 'c')))).toEqual(['working:c']);
+  });
+
+  it('drops events whose SSE id was already seen', () => {
+    const r = new Reconciler(T, C);
+    expect(r.applyEvent(chunk('a', 'x', false), { eventId: 't1:3' })).toHaveLength(1);
+    expect(r.applyEvent(chunk('a', 'y', true), { eventId: 't1:3' })).toEqual([]);
+  });
+
+  it('passes messages once', () => {
+    const r = new Reconciler(T, C);
+    expect(r.applyEvent(msg('x'))).toEqual([{ type: 'message', message: msg('x') }]);
+    expect(r.applyEvent(msg('x'))).toEqual([]);
+  });
+});
+
+describe('Reconciler: after a gap', () => {
+  function midway(): Reconciler {
+    const r = new Reconciler(T, C);
+    r.applyEvent(snapshot('submitted', 0, []));
+    r.applyEvent(status('working', 1, 'm1'));
+    r.applyEvent(chunk('a', 'c1', false));
+    r.applyEvent(chunk('a', 'c2', true));
+    return r;
+  }
+
+  it('emits only the missing suffix from a snapshot, marked recovered', () => {
+    const r = midway();
+    const out = r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', name: 'a', parts: [text('c1'), text('c2'), text('c3'), text('c4')] }], 'm3'), { recovered: true });
+    expect(out).toEqual([
+      { type: 'artifact', artifactId: 'a', name: 'a', parts: [text('c3'), text('c4')], append: true, lastChunk: false, recovered: true },
+      { type: 'status', state: 'working', message: msg('m3'), timestamp: at(3), recovered: true },
+    ]);
+  });
+
+  it('drops a live append that repeats what the snapshot just recovered (the subscribe race)', () => {
+    const r = midway();
+    r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3')] }]), { recovered: true });
+    expect(r.applyEvent(chunk('a', 'c3', true))).toEqual([]);
+    expect(rebuild(r.applyEvent(chunk('a', 'c4', true))).get('a')).toEqual(['c4']);
+    expect(r.assembledArtifacts()[0]?.parts).toEqual([text('c1'), text('c2'), text('c3'), text('c4')]);
+  });
+
+  it('recognizes an agent replaying every event and emits only what runs past', () => {
+    const r = midway();
+    const replay = [
+      snapshot('submitted', 0, []),
+      status('working', 1, 'm1'),
+      chunk('a', 'c1', false),
+      chunk('a', 'c2', true),
+      chunk('a', 'c3', true),
+      status('completed', 4),
+    ];
+    const out = replay.flatMap((e) => r.applyEvent(e));
+    expect(statuses(out)).toEqual(['completed']);
+    expect(rebuild(out).get('a')).toEqual(['c3']);
+  });
+
+  it('replaces an artifact whose snapshot diverges from what we hold', () => {
+    const r = midway();
+    const out = r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', parts: [text('other')] }]), { recovered: true });
+    expect(out[0]).toMatchObject({ type: 'artifact', append: false, parts: [text('other')], recovered: true });
+  });
+
+  it('ignores an older snapshot that is behind us, but takes a terminal one as final', () => {
+    const r = midway();
+    expect(r.applySnapshot(snapshot('working', 1, [{ artifactId: 'a', parts: [text('c1')] }]), { recovered: true })).toEqual([]);
+    const out = r.applySnapshot(snapshot('completed', 9, [{ artifactId: 'a', parts: [text('c1')] }]), { recovered: true });
+    expect(out.map((e) => e.type)).toEqual(['artifact', 'status']);
+    expect(rebuild(out).get('a')).toEqual(['c1']);
+  });
+
+  it('tells whether the agent is ahead of us (half-open detection) without changing anything', () => {
+    const r = midway();
+    expect(r.isBehind(snapshot('working', 1, [{ artifactId: 'a', parts: [text('c1'), text('c2')] }], 'm1'))).toBe(false);
+    expect(r.isBehind(snapshot('working', 2, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3')] }], 'm1'))).toBe(true);
+    expect(r.isBehind(snapshot('working', 2, [{ artifactId: 'a', parts: [text('c1'), text('c2')] }], 'm2'))).toBe(true);
+    expect(r.isBehind(snapshot('completed', 2, [{ artifactId: 'a', parts: [text('c1'), text('c2')] }]))).toBe(true);
+    expect(r.assembledArtifacts()[0]?.parts).toHaveLength(2);
+  });
+});
+
+// A model check: a server emits a random task; the client sees random cuts followed by one of the
+// reconnection behaviours real agents have. Whatever happens, the app's events rebuild exactly the
+// server's final artifact and never repeat or regress a status.
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
+  it('rebuilds the server artifact exactly with no duplicate or regressing status, 3000 runs', () => {
+    for (let seed = 1; seed <= 3000; seed++) {
+      const rand = mulberry32(seed);
+      const n = 2 + Math.floor(rand() * 12);
+      // The server's event log and its state after each event.
+      const log: StreamEvent[] = [snapshot('submitted', 0, [])];
+      const states: Task[] = [snapshot('submitted', 0, [])];
+      const parts: Part[] = [];
+      for (let i = 1; i <= n; i++) {
+        if (rand() < 0.4) log.push(status('working', i, `s${i}`));
+        else {
+          parts.push(text(`chunk-${i}`));
+          log.push(chunk('result', `chunk-${i}`, parts.length > 1, i === n));
+        }
+        const last = log.at(-1) as StreamEvent;
+        const prev = states.at(-1) as Task;
+        states.push(
+          last.kind === 'status-update'
+            ? { ...prev, status: last.status }
+            : { ...prev, artifacts: parts.length > 0 ? [{ artifactId: 'result', name: 'result', parts: [...parts] }] : [] },
+        );
+      }
+      log.push(status('completed', n + 1));
+      states.push({ ...(states.at(-1) as Task), status: { state: 'completed', timestamp: at(n + 1) } });
+
+      const r = new Reconciler(T, C);
+      const app: TaskEvent[] = [];
+      let delivered = 0; // how far the client has read the log
+      let guard = 0;
+      while (delivered < log.length && guard++ < 20) {
+        const cut = delivered + Math.floor(rand() * (log.length - delivered + 1));
+        for (; delivered < cut; delivered++) app.push(...r.applyEvent(log[delivered] as StreamEvent));
+        if (delivered >= log.length) break;
+        // Reconnect. Meanwhile the server may have moved on a little (events the client never saw live).
+        const missed = Math.floor(rand() * 3);
+        const serverAt = Math.min(log.length - 1, delivered + missed);
+        const behaviour = rand();
+        if (behaviour < 0.4) {
+          // v1: snapshot of the current state, then live events from there.
+          app.push(...r.applySnapshot(states[serverAt] as Task, { recovered: true }));
+          delivered = serverAt + 1;
+        } else if (behaviour < 0.7) {
+          // An agent that replays every event from the start, then continues live.
+          for (let i = 0; i <= serverAt; i++) app.push(...r.applyEvent(log[i] as StreamEvent, { recovered: true }));
+          delivered = serverAt + 1;
+        } else {
+          // v0.3 without snapshot: GetTask after subscribing; the snapshot may include the next live event (race).
+          const race = rand() < 0.5 ? Math.min(log.length - 1, serverAt + 1) : serverAt;
+          app.push(...r.applySnapshot(states[race] as Task, { recovered: true }));
+          delivered = serverAt + 1;
+        }
+      }
+      for (; delivered < log.length; delivered++) app.push(...r.applyEvent(log[delivered] as StreamEvent));
+      // The final check against GetTask.
+      app.push(...r.applySnapshot(states.at(-1) as Task, { recovered: true }));
+
+      const expected = parts.map((p) => (p.kind === 'text' ? p.text : ''));
+      const rebuilt = rebuild(app).get('result') ?? [];
+      if (JSON.stringify(rebuilt) !== JSON.stringify(expected)) throw new Error(`seed ${seed}: rebuilt ${rebuilt.join()} ≠ ${expected.join()}`);
+      const seen = statuses(app);
+      if (new Set(seen).size !== seen.length) throw new Error(`seed ${seed}: duplicate status in ${seen.join()}`);
+      if (seen.at(-1) !== 'completed') throw new Error(`seed ${seed}: last status ${seen.at(-1)}`);
+      if (seen.indexOf('submitted') > 0) throw new Error(`seed ${seed}: submitted after another state`);
+      expect(r.violations).toEqual([]);
+    }
+  });
+});

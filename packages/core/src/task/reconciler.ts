@@ -1,0 +1,287 @@
+import { isTerminalState } from '../model/task-state.js';
+import type { Artifact, Message, Part, StreamEvent, Task, TaskState, TaskStatus } from '../model/types.js';
+import { partKey } from './part-key.js';
+import type { ArtifactEvent, StatusEvent, TaskEvent } from './task-event.js';
+
+interface LocalArtifact {
+  artifact: Omit<Artifact, 'parts'>;
+  parts: Part[];
+  keys: string[];
+  complete: boolean;
+  /** After a replayed prefix: the position the following replayed appends should match. */
+  replayCursor: number | undefined;
+  /** Keys a snapshot just recovered; a live append repeating them is the snapshot race, not news. */
+  recoveredTail: string[];
+}
+
+const SEEN_MESSAGES = 2048;
+const SEEN_EVENT_IDS = 512;
+
+function isPrefix(prefix: string[], of: string[]): boolean {
+  if (prefix.length > of.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (prefix[i] !== of[i]) return false;
+  return true;
+}
+
+function time(timestamp: string | undefined): number | undefined {
+  if (timestamp === undefined) return undefined;
+  const t = Date.parse(timestamp);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** A bounded insertion-ordered set: old entries fall out (G8). */
+class BoundedSet {
+  private readonly items = new Set<string>();
+  constructor(private readonly max: number) {}
+  has(key: string): boolean {
+    return this.items.has(key);
+  }
+  add(key: string): void {
+    this.items.add(key);
+    if (this.items.size > this.max) this.items.delete(this.items.values().next().value as string);
+  }
+}
+
+/**
+ * Turns raw protocol events and task snapshots into the app's events and view.
+ *
+ * The protocol has no event ids or replay, so deduplication is by state:
+ * - a status equal to the current one, older than it, repeating a status message already seen,
+ *   going back to `submitted`, or coming after a terminal state is dropped (the last is recorded
+ *   as a protocol violation);
+ * - artifact chunks: `append` adds parts, otherwise replace; a replace that is a prefix of what we
+ *   hold is a replay, and the appends that follow are matched against our parts until they run past;
+ * - a snapshot is authoritative: only what is missing is emitted (a missing suffix as an append,
+ *   a divergent artifact as a replace), marked `recovered` after a gap.
+ */
+export class Reconciler {
+  contextId: string;
+  private status: TaskStatus = { state: 'unknown' };
+  private readonly artifacts = new Map<string, LocalArtifact>();
+  private history: Message[] = [];
+  private readonly seenMessages = new BoundedSet(SEEN_MESSAGES);
+  private readonly seenEventIds = new BoundedSet(SEEN_EVENT_IDS);
+  private readonly violationLog: string[] = [];
+
+  constructor(
+    readonly taskId: string,
+    contextId = '',
+  ) {
+    this.contextId = contextId;
+  }
+
+  get state(): TaskState {
+    return this.status.state;
+  }
+
+  get statusMessage(): Message | undefined {
+    return this.status.message;
+  }
+
+  get timestamp(): string | undefined {
+    return this.status.timestamp;
+  }
+
+  /** Protocol violations seen (bounded), e.g. a state after a terminal state. */
+  get violations(): readonly string[] {
+    return this.violationLog;
+  }
+
+  /** The assembled artifacts, in first-seen order (copies). */
+  assembledArtifacts(): Artifact[] {
+    return [...this.artifacts.values()].map((a) => ({ ...a.artifact, parts: [...a.parts] }));
+  }
+
+  historySnapshot(): Message[] {
+    return [...this.history];
+  }
+
+  private violation(text: string): void {
+    if (this.violationLog.length < 32) this.violationLog.push(text);
+  }
+
+  /** Applies one event from a stream. `eventId` is the SSE id, when the agent sends ids. */
+  applyEvent(event: StreamEvent, options: { recovered?: boolean; eventId?: string | undefined } = {}): TaskEvent[] {
+    if (options.eventId !== undefined) {
+      if (this.seenEventIds.has(options.eventId)) return [];
+      this.seenEventIds.add(options.eventId);
+    }
+    switch (event.kind) {
+      case 'task':
+        return this.applySnapshot(event, { recovered: options.recovered ?? false });
+      case 'status-update':
+        if (event.contextId) this.contextId ||= event.contextId;
+        return this.applyStatus(event.status, options.recovered ?? false);
+      case 'artifact-update':
+        return this.applyChunk(event.artifact, event.append, event.lastChunk);
+      case 'message':
+        if (this.seenMessages.has(event.messageId)) return [];
+        this.seenMessages.add(event.messageId);
+        return [{ type: 'message', message: event }];
+    }
+  }
+
+  private applyStatus(status: TaskStatus, recovered: boolean): StatusEvent[] {
+    const current = this.status;
+    const messageId = status.message?.messageId;
+    // Replays first: a status message already seen, or a status older than the current one.
+    if (messageId !== undefined && this.seenMessages.has(messageId)) return [];
+    const incoming = time(status.timestamp);
+    const known = time(current.timestamp);
+    if (incoming !== undefined && known !== undefined) {
+      if (incoming < known) return [];
+      if (incoming === known && status.state === current.state) return [];
+    }
+    if (status.state === current.state && messageId === current.message?.messageId) return [];
+    if (isTerminalState(current.state)) {
+      this.violation(`state ${status.state} after terminal state ${current.state}`);
+      return [];
+    }
+    if (status.state === 'submitted' && current.state !== 'unknown') return [];
+    this.status = status;
+    if (messageId !== undefined) this.seenMessages.add(messageId);
+    const event: StatusEvent = { type: 'status', state: status.state };
+    if (status.message) event.message = status.message;
+    if (status.timestamp !== undefined) event.timestamp = status.timestamp;
+    if (recovered) event.recovered = true;
+    return [event];
+  }
+
+  private artifactEvent(local: LocalArtifact, parts: Part[], append: boolean, lastChunk: boolean, recovered: boolean): ArtifactEvent {
+    const event: ArtifactEvent = { type: 'artifact', artifactId: local.artifact.artifactId, parts, append, lastChunk };
+    if (local.artifact.name !== undefined) event.name = local.artifact.name;
+    if (local.artifact.description !== undefined) event.description = local.artifact.description;
+    if (local.artifact.metadata !== undefined) event.metadata = local.artifact.metadata;
+    if (recovered) event.recovered = true;
+    return event;
+  }
+
+  private replaceLocal(artifact: Artifact, keys: string[], complete: boolean): LocalArtifact {
+    const { parts, ...rest } = artifact;
+    const local: LocalArtifact = {
+      artifact: rest,
+      parts: [...parts],
+      keys,
+      complete,
+      replayCursor: undefined,
+      recoveredTail: [],
+    };
+    this.artifacts.set(artifact.artifactId, local);
+    return local;
+  }
+
+  private applyChunk(artifact: Artifact, append: boolean, lastChunk: boolean): ArtifactEvent[] {
+    const keys = artifact.parts.map(partKey);
+    const local = this.artifacts.get(artifact.artifactId);
+    if (!append) {
+      if (local && keys.length > 0 && isPrefix(keys, local.keys)) {
+        // A replay of content we already hold (e.g. an agent re-sending every event on resubscribe).
+        local.replayCursor = keys.length < local.keys.length ? keys.length : undefined;
+        return [];
+      }
+      const fresh = this.replaceLocal(artifact, keys, lastChunk);
+      return [this.artifactEvent(fresh, [...artifact.parts], false, lastChunk, false)];
+    }
+    if (!local) {
+      const fresh = this.replaceLocal(artifact, keys, lastChunk);
+      return [this.artifactEvent(fresh, [...artifact.parts], true, lastChunk, false)];
+    }
+    let start = 0;
+    if (local.replayCursor !== undefined) {
+      let cursor = local.replayCursor;
+      while (start < keys.length && cursor < local.keys.length && keys[start] === local.keys[cursor]) {
+        start++;
+        cursor++;
+      }
+      if (cursor < local.keys.length && start < keys.length) {
+        // The replay diverges from what we hold: the agent's artifact is our matched prefix plus these parts.
+        local.replayCursor = undefined;
+        const parts = [...local.parts.slice(0, cursor), ...artifact.parts.slice(start)];
+        const rebuilt = this.replaceLocal({ ...local.artifact, parts }, [...local.keys.slice(0, cursor), ...keys.slice(start)], lastChunk);
+        return [this.artifactEvent(rebuilt, parts, false, lastChunk, true)];
+      }
+      local.replayCursor = cursor < local.keys.length ? cursor : undefined;
+      if (start === keys.length) {
+        if (lastChunk && local.replayCursor === undefined) local.complete = true;
+        return [];
+      }
+    } else if (local.recoveredTail.length > 0) {
+      if (isPrefix(keys, local.recoveredTail)) {
+        local.recoveredTail = local.recoveredTail.slice(keys.length);
+        if (lastChunk) local.complete = true;
+        return [];
+      }
+      local.recoveredTail = [];
+    }
+    const added = artifact.parts.slice(start);
+    local.parts.push(...added);
+    local.keys.push(...keys.slice(start));
+    local.complete = lastChunk;
+    return [this.artifactEvent(local, added, true, lastChunk, false)];
+  }
+
+  /** Applies an authoritative task snapshot (stream start, GetTask, a poll). */
+  applySnapshot(task: Task, options: { recovered: boolean }): TaskEvent[] {
+    const recovered = options.recovered;
+    if (task.contextId) this.contextId = task.contextId;
+    const terminal = isTerminalState(task.status.state);
+    const events: TaskEvent[] = [];
+    for (const artifact of task.artifacts) {
+      const keys = artifact.parts.map(partKey);
+      const local = this.artifacts.get(artifact.artifactId);
+      if (!local) {
+        const fresh = this.replaceLocal(artifact, keys, terminal);
+        events.push(this.artifactEvent(fresh, [...artifact.parts], false, terminal, recovered));
+        continue;
+      }
+      if (keys.length === local.keys.length && isPrefix(keys, local.keys)) {
+        if (terminal) local.complete = true;
+        continue;
+      }
+      if (isPrefix(local.keys, keys)) {
+        const suffix = artifact.parts.slice(local.keys.length);
+        const suffixKeys = keys.slice(local.keys.length);
+        local.parts.push(...suffix);
+        local.keys.push(...suffixKeys);
+        local.recoveredTail = suffixKeys;
+        local.replayCursor = undefined;
+        local.complete = terminal;
+        events.push(this.artifactEvent(local, suffix, true, terminal, recovered));
+        continue;
+      }
+      if (isPrefix(keys, local.keys) && !terminal) continue; // an older snapshot: we are ahead
+      const fresh = this.replaceLocal(artifact, keys, terminal);
+      events.push(this.artifactEvent(fresh, [...artifact.parts], false, terminal, recovered));
+    }
+    // Status last, so a terminal state is emitted after the content it completes.
+    events.push(...this.applyStatus(task.status, recovered));
+    if (task.history.length > 0) {
+      this.history = [...task.history];
+      for (const m of task.history) this.seenMessages.add(m.messageId);
+    }
+    return events;
+  }
+
+  /**
+   * Whether the agent's task is ahead of what we hold (a half-open connection missed it):
+   * a newer status, or artifact content we lack. Does not change anything.
+   */
+  isBehind(task: Task): boolean {
+    if (isTerminalState(this.status.state)) return false;
+    const incoming = time(task.status.timestamp);
+    const known = time(this.status.timestamp);
+    const older = incoming !== undefined && known !== undefined && incoming < known;
+    if (!older && task.status.state !== this.status.state) return true;
+    const messageId = task.status.message?.messageId;
+    if (!older && messageId !== undefined && messageId !== this.status.message?.messageId && !this.seenMessages.has(messageId)) {
+      return true;
+    }
+    for (const artifact of task.artifacts) {
+      const local = this.artifacts.get(artifact.artifactId);
+      if (!local) return true;
+      const keys = artifact.parts.map(partKey);
+      if (keys.length > local.keys.length || !isPrefix(keys, local.keys)) return true;
+    }
+    return false;
+  }
+}

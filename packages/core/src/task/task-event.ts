@@ -1,0 +1,68 @@
+import type { TetherError } from '../errors/tether-error.js';
+import type { Artifact, Message, Metadata, Part, TaskState } from '../model/types.js';
+
+/** How a task handle is following its task right now. */
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'polling' | 'waiting-push' | 'closed';
+
+/** The task's status changed. Never the same status twice; never anything after a terminal state. */
+export interface StatusEvent {
+  type: 'status';
+  state: TaskState;
+  message?: Message | undefined;
+  timestamp?: string | undefined;
+  /** Found in a snapshot after a gap (not received live). */
+  recovered?: true | undefined;
+}
+
+/**
+ * Artifact content that is new to the app. `append: false` replaces the artifact with `parts`;
+ * `append: true` adds `parts` to it. Replaying these events in order rebuilds exactly the
+ * artifact the agent holds.
+ */
+export interface ArtifactEvent {
+  type: 'artifact';
+  artifactId: string;
+  name?: string | undefined;
+  description?: string | undefined;
+  metadata?: Metadata | undefined;
+  parts: Part[];
+  append: boolean;
+  lastChunk: boolean;
+  recovered?: true | undefined;
+}
+
+/** A message from the agent inside the task's stream. */
+export interface MessageEvent {
+  type: 'message';
+  message: Message;
+  recovered?: true | undefined;
+}
+
+/** The connection to the agent changed (dropped, resumed, switched to polling …). */
+export interface ConnectionEvent {
+  type: 'connection';
+  state: ConnectionState;
+  /** Reconnect attempt number (1 = first retry after a drop). */
+  attempt?: number | undefined;
+  /** Wait before the next attempt. */
+  delayMs?: number | undefined;
+  /** Why the connection dropped. */
+  error?: TetherError | undefined;
+}
+
+/** What `TaskHandle.events()` yields: deduplicated, in order, safe to render directly. */
+export type TaskEvent = StatusEvent | ArtifactEvent | MessageEvent | ConnectionEvent;
+
+/** The state of a task as the app should show it. */
+export interface TaskView {
+  taskId: string;
+  contextId: string;
+  state: TaskState;
+  statusMessage?: Message | undefined;
+  timestamp?: string | undefined;
+  /** Artifacts assembled from every chunk, in the order they first appeared. */
+  artifacts: Artifact[];
+  /** The history the agent last reported (v0.3 agents may report none). */
+  history: Message[];
+  connection: ConnectionState;
+}

@@ -1,0 +1,135 @@
+import { startTestAgent, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect, MemoryTaskStore, TetherError, type A2AClient, type ConnectOptions, type Part, type Task, type TaskEvent } from '../src/index.js';
+
+const agents: TestAgent[] = [];
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((a) => a.close()));
+});
+
+async function setup(options: TestAgentOptions = {}, connectOptions: ConnectOptions = {}): Promise<{ agent: TestAgent; client: A2AClient }> {
+  const agent = await startTestAgent(options);
+  agents.push(agent);
+  const client = await connect(agent.url, { cardCache: false, ...connectOptions });
+  return { agent, client };
+}
+
+const text = (parts: Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+
+/** Rebuilds artifacts from the app's events, as an app would. */
+function rebuild(events: TaskEvent[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of events) {
+    if (e.type === 'artifact') out[e.artifactId] = (e.append ? (out[e.artifactId] ?? '') : '') + text(e.parts);
+  }
+  return out;
+}
+
+async function collect(iterable: AsyncIterable<TaskEvent>, until?: (e: TaskEvent) => boolean): Promise<TaskEvent[]> {
+  const out: TaskEvent[] = [];
+  for await (const e of iterable) {
+    out.push(e);
+    if (until?.(e)) break;
+  }
+  return out;
+}
+
+describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (delivery) => {
+  it('follows a chunked task to the end; events rebuild the final artifact; the store forgets it after', async () => {
+    const store = new MemoryTaskStore();
+    const { client } = await setup({}, { store, resilience: { pollMinMs: 5, pollMaxMs: 20 } });
+    const task = await client.start('stream updates=3 chunks=6 delayMs=5', { delivery });
+    expect(task.kind).toBe('task');
+    expect(await store.get(task.taskId as string)).toMatchObject({ taskId: task.taskId, agentUrl: client.cardUrl }); // G1
+    const events = await collect(task.events());
+    const final = (await task.done()) as Task;
+    expect(final.status.state).toBe('completed');
+    expect(rebuild(events)['result']).toBe(text(final.artifacts[0]?.parts ?? []));
+    expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;chunk-3;chunk-4;chunk-5;chunk-6;');
+    const statuses = events.flatMap((e) => (e.type === 'status' ? [e.state] : []));
+    expect(statuses.at(-1)).toBe('completed');
+    expect(events.at(-1)).toEqual({ type: 'connection', state: 'closed' });
+    expect(task.view).toMatchObject({ state: 'completed', connection: 'closed' });
+    await task.flush();
+    expect(await store.get(task.taskId as string)).toBeUndefined();
+  });
+
+  it('pauses at input-required, continues the same task with reply()', async () => {
+    const { client } = await setup({}, { resilience: { pollMinMs: 5, pollMaxMs: 20 } });
+    const task = await client.start('input', { delivery });
+    const first = await collect(task.events(), (e) => e.type === 'status' && e.state === 'input-required');
+    expect(first.findLast((e) => e.type === 'status')).toMatchObject({ state: 'input-required', message: { parts: [{ text: 'need input' }] } });
+    expect(task.view.state).toBe('input-required');
+    await task.reply('blue');
+    const final = (await task.done()) as Task;
+    expect(final.id).toBe(task.taskId);
+    expect(final.status.state).toBe('completed');
+    expect(text(final.artifacts.at(-1)?.parts ?? [])).toBe('got: blue');
+    await expect(task.reply('again')).rejects.toThrow(/no longer followed|not waiting for input/);
+  });
+});
+
+describe('client.start', () => {
+  it('resolves a direct message reply with a message handle', async () => {
+    const { client } = await setup();
+    const handle = await client.start('echo hi');
+    expect(handle.kind).toBe('message');
+    expect(handle.taskId).toBeUndefined();
+    expect(await handle.done()).toMatchObject({ kind: 'message', parts: [{ text: 'echo: echo hi' }] });
+    expect(await collect(handle.events())).toMatchObject([{ type: 'message' }]);
+  });
+
+  it('polls when the card says the agent cannot stream', async () => {
+    const { agent, client } = await setup({ capabilities: { streaming: false } }, { resilience: { pollMinMs: 5, pollMaxMs: 20 } });
+    const task = await client.start('stream updates=2 chunks=3 delayMs=5');
+    const events = await collect(task.events());
+    expect(events.some((e) => e.type === 'connection' && e.state === 'polling')).toBe(true);
+    expect(((await task.done()) as Task).status.state).toBe('completed');
+    expect(rebuild(events)['result']).toBe('chunk-1;chunk-2;chunk-3;');
+    const methods = agent.requests.map((r) => `${r.method} ${r.path} ${(r.body as { method?: string } | undefined)?.method ?? ''}`);
+    expect(methods.filter((m) => /Streaming|SubscribeToTask|message\/stream|resubscribe|:stream|:subscribe/.test(m))).toEqual([]);
+    expect(methods.some((m) => /GetTask|tasks\/get/.test(m))).toBe(true);
+  });
+
+  it('cancel reports a request separately from a confirmation', async () => {
+    const { client } = await setup();
+    const running = await client.start('slow steps=200 delayMs=10');
+    const outcome = await running.cancel({ reason: 'user left' });
+    expect(outcome.requested).toBe(true);
+    expect(outcome.state).toBe(outcome.confirmed ? 'canceled' : outcome.state);
+    const final = (await running.done()) as Task;
+    expect(final.status.state).toBe('canceled');
+
+    const finished = await client.start('stream updates=1 chunks=1 delayMs=1');
+    await finished.done();
+    expect(await finished.cancel()).toEqual({ requested: true, confirmed: false, state: 'completed' });
+  });
+
+  it('detach stops watching without cancelling; resume follows the task again from the store', async () => {
+    const store = new MemoryTaskStore();
+    const { agent, client } = await setup({}, { store });
+    const task = await client.start('slow steps=30 delayMs=10');
+    const id = task.taskId as string;
+    task.detach();
+    // Let the agent produce content while nobody watches.
+    await expect.poll(() => agent.tasks.get(id)?.artifacts[0]?.parts.length ?? 0).toBeGreaterThanOrEqual(3);
+    await expect(task.done()).rejects.toMatchObject({ code: 'ABORTED', taskId: id });
+    expect(agent.requests.some((r) => JSON.stringify(r.body ?? '').includes('Cancel') || r.path.includes(':cancel'))).toBe(false);
+    const [again] = await client.resumeAll();
+    expect(again?.taskId).toBe(id);
+    const events = await collect((again as NonNullable<typeof again>).events());
+    const final = (await again?.done()) as Task;
+    expect(final.status.state).toBe('completed');
+    expect(rebuild(events)['result']).toBe(text(final.artifacts[0]?.parts ?? []));
+    expect(events.some((e) => e.type === 'artifact' && e.recovered)).toBe(true);
+  });
+
+  it('fails done() with INPUT_TIMEOUT when nobody answers, and can cancel then', async () => {
+    const { agent, client } = await setup();
+    const task = await client.start('input', { inputTimeoutMs: 50, cancelOnInputTimeout: true });
+    const error = await task.done().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TetherError);
+    expect(error).toMatchObject({ code: 'INPUT_TIMEOUT', taskId: task.taskId });
+    await expect.poll(() => agent.tasks.get(task.taskId as string)?.state).toBe('canceled');
+  });
+});
