@@ -16,6 +16,8 @@ export interface Connection {
   iterator: AsyncIterator<StreamEvent>;
   /** A re-subscription after a gap (its first Task is recovered content). */
   reconnect: boolean;
+  /** Events already read from it before the engine took over (by `start()` or `reply()`). */
+  delivered?: number | undefined;
 }
 
 /** Where the engine reports to (the task handle). */
@@ -183,8 +185,13 @@ export class DeliveryEngine {
   private async consume(connection: Connection): Promise<void> {
     const { stream, iterator } = connection;
     this.current = stream;
-    let count = 0;
+    let count = connection.delivered ?? 0;
     let failure: unknown;
+    if (count > 0) {
+      this.backoff.progress();
+      this.emptyConnections = 0;
+      this.setConnection('live');
+    }
     this.armIdle();
     try {
       for (;;) {
@@ -194,7 +201,7 @@ export class DeliveryEngine {
         count++;
         this.backoff.progress();
         this.emptyConnections = 0;
-        if (count === 1) this.setConnection('live');
+        this.setConnection('live');
         if (stream.lastEventId !== undefined) this.lastEventId = stream.lastEventId;
         this.emit(this.reconciler.applyEvent(event, { recovered: connection.reconnect && event.kind === 'task', eventId: stream.lastEventId }));
         if (connection.reconnect && count === 1 && event.kind !== 'task' && this.context.client.interface.protocolVersion !== '0.3') {

@@ -81,7 +81,7 @@ export async function startTask(context: EngineContext, input: MessageInput, opt
       await remember(context, { id, contextId: event.contextId }, mode);
       handle = new TaskHandle(context, { kind: 'task', reconciler, mode, follow, gap: false });
       handle.emitInitial(reconciler.applyEvent(event, { eventId: stream.lastEventId }));
-      connection = { stream, iterator, reconnect: false };
+      connection = { stream, iterator, reconnect: false, delivered: 1 };
     },
     async () => {
       const found = await findDelivered(context, message);

@@ -181,7 +181,7 @@ export class TaskHandle {
         const iterator = stream[Symbol.asyncIterator]();
         const first = await iterator.next();
         if (!first.done) this.onEvents(r.applyEvent(first.value, { eventId: stream.lastEventId }));
-        engine.takeOver({ stream, iterator, reconnect: false });
+        engine.takeOver({ stream, iterator, reconnect: false, delivered: first.done ? 0 : 1 });
       } else {
         const answer = await client.sendMessage(message, { ...options, returnImmediately: true });
         if (answer.kind === 'task') this.onEvents(r.applySnapshot(answer, { recovered: false }));
