@@ -22,3 +22,21 @@ export type {
   TestTaskState,
   TestTaskStatus,
 } from './agent/model.js';
+export { startFaultProxy } from './proxy/fault-proxy.js';
+export type { FaultProxy, FaultProxyOptions } from './proxy/fault-proxy.js';
+export type {
+  CutFault,
+  DelayHeadersFault,
+  DripFault,
+  DropRequestFault,
+  FaultRule,
+  FaultRuleCommon,
+  LoseAnswerFault,
+  StallFault,
+  StatusFault,
+} from './proxy/fault-rule.js';
+export type { FaultMatch } from './proxy/fault-match.js';
+export type { CutWithin } from './proxy/cut-point.js';
+export { CHAOS_DEFAULTS } from './proxy/chaos.js';
+export type { ChaosOptions } from './proxy/chaos.js';
+export type { FaultProxyLogEntry, FaultProxyStats } from './proxy/proxy-stats.js';

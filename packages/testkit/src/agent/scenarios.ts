@@ -8,9 +8,15 @@ function intParam(ctx: ScenarioContext, key: string, fallback: number): number {
   return value;
 }
 
-/** `chunk-${i};`, right-padded with "x" up to `size` characters when `chunkSize` was given. */
-function chunkText(i: number, size: number | undefined): string {
-  const text = `chunk-${i};`;
+/** Two-, three- and four-byte UTF-8 characters, so a fault proxy can cut inside one. */
+const MULTI_BYTE_SUFFIX = 'é✓😀';
+
+/**
+ * `chunk-${i};` (plus {@link MULTI_BYTE_SUFFIX} when `unicode`), right-padded with "x" up to `size`
+ * characters when `chunkSize` was given.
+ */
+function chunkText(i: number, size: number | undefined, unicode = false): string {
+  const text = unicode ? `chunk-${i};${MULTI_BYTE_SUFFIX}` : `chunk-${i};`;
   return size !== undefined && size > text.length ? text + 'x'.repeat(size - text.length) : text;
 }
 
@@ -20,14 +26,16 @@ const echo: ScenarioFn = (ctx) => {
 };
 
 /**
- * `stream updates=3 chunks=5 delayMs=5 chunkSize=?`: submitted, then `updates` working statuses
+ * `stream updates=3 chunks=5 delayMs=5 chunkSize=? unicode=0`: submitted, then `updates` working statuses
  * (`step 1`…) interleaved with `chunks` chunks of the artifact `result` (`chunk-1;`…), then completed.
+ * `unicode=1` makes the chunks `chunk-1;é✓😀`…, multi-byte characters to cut inside.
  */
 const stream: ScenarioFn = async (ctx) => {
   const updates = intParam(ctx, 'updates', 3);
   const chunks = intParam(ctx, 'chunks', 5);
   const delayMs = intParam(ctx, 'delayMs', 5);
   const chunkSize = ctx.params['chunkSize'] === undefined ? undefined : intParam(ctx, 'chunkSize', 0);
+  const unicode = intParam(ctx, 'unicode', 0) !== 0;
   ctx.status('submitted');
   for (let i = 1; i <= Math.max(updates, chunks); i++) {
     if (i <= updates) {
@@ -39,7 +47,7 @@ const stream: ScenarioFn = async (ctx) => {
       ctx.artifact({
         artifactId: 'result',
         name: 'result',
-        text: chunkText(i, chunkSize),
+        text: chunkText(i, chunkSize, unicode),
         append: i > 1,
         lastChunk: i === chunks,
       });
