@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect, MemoryTaskStore, type A2AClient, type ConnectOptions, type Part, type Task, type TaskEvent, type TaskHandle } from '../src/index.js';
-import { ManualScheduler } from './helpers/manual-scheduler.js';
+import { ManualScheduler } from '@a2a-tether/testkit';
 import { json, rpcFrame, startScriptedServer, v1Card, type ScriptedServer } from './helpers/scripted-server.js';
 
 type Rpc = { id: number; method: string; params: Record<string, unknown> };

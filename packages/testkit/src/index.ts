@@ -40,3 +40,5 @@ export type { CutWithin } from './proxy/cut-point.js';
 export { CHAOS_DEFAULTS } from './proxy/chaos.js';
 export type { ChaosOptions } from './proxy/chaos.js';
 export type { FaultProxyLogEntry, FaultProxyStats } from './proxy/proxy-stats.js';
+export { ManualScheduler } from './clock/manual-scheduler.js';
+export type { SchedulerLike } from './clock/manual-scheduler.js';

@@ -1,4 +1,9 @@
-import type { Scheduler } from '../../src/index.js';
+/** The clock-and-timers interface Tether's task engine takes (structurally identical to `Scheduler` of @a2a-tether/core). */
+export interface SchedulerLike {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
 
 interface Timer {
   at: number;
@@ -9,10 +14,11 @@ interface Timer {
 const realTick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
 /**
- * A scheduler whose clock only moves when the test says so. Real I/O still runs: between timers,
+ * A scheduler whose clock only moves when the test says so: pass it as `connect(url, { scheduler })`
+ * to run "ten minutes of silence" or a long backoff in milliseconds. Real I/O still runs: between timers,
  * `advance` yields to the event loop so requests started by a timer can complete.
  */
-export class ManualScheduler implements Scheduler {
+export class ManualScheduler implements SchedulerLike {
   private time = 1_700_000_000_000;
   private seq = 0;
   private readonly timers = new Map<number, Timer>();
