@@ -1,68 +1,105 @@
 /**
- * Tether demo: an embedded A2A agent (the testkit's fake agent) runs a long task that streams
- * status updates and an artifact in chunks. Tether connects with plain `connect(url)`, negotiates
- * the protocol from the card, streams the task, and checks that the streamed chunks rebuild exactly
- * the artifact the agent holds. Then the same against a v0.3-only agent.
+ * Tether demo: a long task streams its result in chunks from an embedded A2A agent (the testkit's
+ * fake agent), through a fault-injecting proxy that drops the stream again and again:
+ *   1. a clean early close after a few events (naive clients take it for success),
+ *   2. a 503 and a 429 with Retry-After on the reconnects,
+ *   3. a connection reset in the middle of an event (and of a UTF-8 character),
+ *   4. a stall: headers, one event, then silence on a half-open connection.
+ * Tether resumes each time, deduplicates what the agent replays, and at the end the artifact it
+ * assembled is compared byte for byte with the agent's own copy. Then the same over A2A v0.3.
  *
  * Exits non-zero if anything does not add up.
  */
-import { connect, type Part, type StreamEvent, type Task } from '@a2a-tether/node';
-import { startTestAgent } from '@a2a-tether/testkit';
+import { connect, type Part, type Task, type TaskEvent } from '@a2a-tether/node';
+import { startFaultProxy, startTestAgent } from '@a2a-tether/testkit';
 
 const quiet = process.argv.includes('--quiet');
 const log = (line = ''): void => {
   if (!quiet) console.log(line);
 };
+const textOf = (parts: Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
 
-function textOf(parts: Part[]): string {
-  return parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
-}
-
-function describeEvent(event: StreamEvent): string {
-  switch (event.kind) {
-    case 'task':
-      return `task ${event.id.slice(0, 8)}… ${event.status.state}`;
-    case 'status-update':
-      return `status  ${event.status.state}${event.status.message ? ` — ${textOf(event.status.message.parts)}` : ''}`;
-    case 'artifact-update':
-      return `chunk   ${event.append ? '+' : '='} "${textOf(event.artifact.parts)}"${event.lastChunk ? ' (last)' : ''}`;
+function describe(event: TaskEvent): string {
+  switch (event.type) {
+    case 'status':
+      return `status   ${event.state}${event.message ? ` — ${textOf(event.message.parts)}` : ''}${event.recovered ? '  (recovered)' : ''}`;
+    case 'artifact':
+      return `artifact ${event.append ? '+' : '='} "${textOf(event.parts)}"${event.lastChunk ? ' (last)' : ''}${event.recovered ? '  (recovered after a gap)' : ''}`;
     case 'message':
-      return `message ${textOf(event.parts)}`;
+      return `message  ${textOf(event.message.parts)}`;
+    case 'connection':
+      if (event.state === 'reconnecting') {
+        return `⚡ dropped (${event.error?.code ?? 'stalled'}${event.error?.status ? ` ${event.error.status}` : ''}) → reconnect #${event.attempt} in ${event.delayMs} ms`;
+      }
+      return `⇄ connection ${event.state}`;
   }
 }
 
-async function run(label: string, versions: ('1.0' | '0.3')[]): Promise<void> {
-  await using agent = await startTestAgent({ versions });
-  const client = await connect(agent.url);
-  const { binding, protocolVersion, url } = client.interface;
-  log(`\n── ${label}: agent "${client.card.name}" at ${agent.url}`);
-  log(`   negotiated ${binding} over A2A v${protocolVersion} → ${url}`);
+async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.0' | '0.3'): Promise<void> {
+  await using agent = await startTestAgent();
+  await using proxy = await startFaultProxy({ target: agent.origin, seed: 7 });
+  // JSON-RPC calls are told apart by method, HTTP+JSON ones by path.
+  const on = (jsonrpc: RegExp, rest: RegExp) => (binding === 'JSONRPC' ? { rpcMethod: jsonrpc } : { path: rest });
+  const stream = on(/SendStreamingMessage|message\/stream/, /message:stream/);
+  const subscribe = on(/SubscribeToTask|tasks\/resubscribe/, /:subscribe/);
+  proxy.addFault({ kind: 'cut', afterEvents: 5, mode: 'end', match: stream });
+  proxy.addFault({ kind: 'status', status: 503, retryAfter: 1, match: subscribe });
+  proxy.addFault({ kind: 'status', status: 429, retryAfter: 1, match: subscribe });
+  proxy.addFault({ kind: 'cut', afterEvents: 6, mode: 'reset', within: 'utf8', match: subscribe });
+  proxy.addFault({ kind: 'stall', afterEvents: 1, match: subscribe });
 
-  let streamed = '';
-  let taskId = '';
-  let finalState = '';
-  for await (const event of client.streamMessage('stream updates=4 chunks=8 delayMs=25')) {
-    log(`   ${describeEvent(event)}`);
-    if (event.kind === 'task') taskId = event.id;
-    if (event.kind === 'artifact-update') streamed = event.append ? streamed + textOf(event.artifact.parts) : textOf(event.artifact.parts);
-    if (event.kind === 'status-update') finalState = event.status.state;
-  }
+  const client = await connect(proxy.url, {
+    preferredBindings: [binding],
+    protocolVersions: [version],
+    resilience: { initialDelayMs: 200, idleProbeMs: 1_500 },
+  });
+  log(`\n── ${label}: ${client.interface.binding} over A2A v${client.interface.protocolVersion}, through a fault proxy at ${proxy.url}`);
 
-  const task: Task = await client.getTask(taskId);
-  const held = textOf(task.artifacts[0]?.parts ?? []);
-  if (finalState !== 'completed' || task.status.state !== 'completed') {
-    throw new Error(`${label}: expected completed, stream said ${finalState}, agent says ${task.status.state}`);
+  const handle = await client.start('stream updates=6 chunks=60 delayMs=90 unicode=1');
+  log(`   task ${handle.taskId} is in the store; following it…`);
+  const events: TaskEvent[] = [];
+  let quietChunks = 0; // live appends are summarized, everything else is shown
+  const flush = (): void => {
+    if (quietChunks > 0) log(`   artifact + … ${quietChunks} more chunk(s) streamed live`);
+    quietChunks = 0;
+  };
+  for await (const event of handle.events()) {
+    events.push(event);
+    if (event.type === 'artifact' && event.append && !event.recovered && !event.lastChunk) {
+      quietChunks++;
+      continue;
+    }
+    if (event.type === 'status' && event.state === 'working' && !event.recovered) continue;
+    flush();
+    log(`   ${describe(event)}`);
   }
-  if (streamed !== held || held.length === 0) {
-    throw new Error(`${label}: streamed artifact "${streamed}" differs from the agent's "${held}"`);
+  flush();
+  const final = (await handle.done()) as Task;
+
+  // Check against the agent itself, not through the proxy.
+  const direct = await connect(agent.url, { preferredBindings: [binding], protocolVersions: [version] });
+  const truth = await direct.getTask(final.id);
+  let rebuilt = '';
+  for (const e of events) if (e.type === 'artifact') rebuilt = (e.append ? rebuilt : '') + textOf(e.parts);
+  const held = textOf(truth.artifacts[0]?.parts ?? []);
+  const drops = events.filter((e) => e.type === 'connection' && e.state === 'reconnecting').length;
+  const stats = proxy.stats;
+  if (truth.status.state !== 'completed' || final.status.state !== 'completed') {
+    throw new Error(`${label}: expected completed, got ${final.status.state} (agent: ${truth.status.state})`);
   }
-  log(`   ✔ completed; the ${held.length} streamed characters equal the agent's artifact: "${held}"`);
+  if (JSON.stringify(final.artifacts) !== JSON.stringify(truth.artifacts)) throw new Error(`${label}: done() artifacts differ from the agent's`);
+  if (rebuilt !== held) throw new Error(`${label}: the events rebuild "${rebuilt}", the agent holds "${held}"`);
+  if (drops < 3) throw new Error(`${label}: expected the proxy to force several reconnects, saw ${drops}`);
+  log(
+    `   ✔ completed through ${stats.cuts.end} clean early close(s), ${stats.cuts.reset} reset(s), ${stats.injectedStatus} injected 503(s) and ${stats.stalls} stall(s);`,
+  );
+  log(`     the ${held.length} characters rebuilt from the events equal the agent's artifact byte for byte.`);
 }
 
 try {
-  await run('v1.0 agent', ['1.0', '0.3']);
-  await run('v0.3-only agent', ['0.3']);
-  console.log('demo: ok (v1.0 and v0.3 streamed and verified)');
+  await run('v1.0 agent', 'JSONRPC', '1.0');
+  await run('v0.3 agent', 'HTTP+JSON', '0.3');
+  console.log('demo: ok (streams dropped and resumed; results verified against the agent)');
 } catch (error) {
   console.error('demo: FAILED', error);
   process.exit(1);

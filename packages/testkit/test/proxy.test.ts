@@ -319,6 +319,30 @@ describe('fault rules', () => {
   });
 });
 
+describe('event-counted faults and JSON answers', () => {
+  it('a stall without match.sse leaves JSON answers (and their keep-alive socket) alone', async () => {
+    const { p } = await setup();
+    p.addFault({ kind: 'stall', afterEvents: 1, match: { rpcMethod: /GetTask|SubscribeToTask/ } });
+    // A JSON answer (task not found) to a matching method: delivered whole, socket reusable.
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${p.url}/a2a/jsonrpc`, rpcInit('GetTask', { id: 'none' }));
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32001);
+    }
+    expect(p.stats.stalls).toBe(0);
+    expect(p.log.every((entry) => entry.fault === undefined)).toBe(true);
+  });
+
+  it('a stall with match.sse: false does apply to a JSON answer when asked', async () => {
+    const { p } = await setup();
+    p.addFault({ kind: 'stall', afterEvents: 0, match: { rpcMethod: /GetTask/, sse: false } });
+    const controller = new AbortController();
+    const pending = fetch(`${p.url}/a2a/jsonrpc`, { ...rpcInit('GetTask', { id: 'none' }), signal: controller.signal }).then((r) => r.text());
+    await until(() => p.stats.stalls === 1);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+  });
+});
+
 describe('unicode stream scenario', () => {
   it('unicode=1 chunks round-trip through every dialect; the default stays ASCII', async () => {
     agent = await startTestAgent();

@@ -53,6 +53,8 @@ describe('Reconciler: live events', () => {
       [true, true],
     ]);
     expect(r.assembledArtifacts()).toEqual([{ artifactId: 'a', name: 'a', parts: [text('x'), text('y'), text('z')] }]);
+    // Key order as the decoder writes it: a locally assembled result stringifies like a fetched one.
+    expect(JSON.stringify(r.assembledArtifacts())).toBe(JSON.stringify([{ artifactId: 'a', parts: [text('x'), text('y'), text('z')], name: 'a' }]));
   });
 
   it('drops repeated, stale and regressing statuses, and anything after a terminal state', () => {

@@ -89,7 +89,11 @@ export class Reconciler {
 
   /** The assembled artifacts, in first-seen order (copies). */
   assembledArtifacts(): Artifact[] {
-    return [...this.artifacts.values()].map((a) => ({ ...a.artifact, parts: [...a.parts] }));
+    // Same key order as the decoder produces, so a result built here and one fetched compare equal as JSON.
+    return [...this.artifacts.values()].map((a) => {
+      const { artifactId, ...rest } = a.artifact;
+      return { artifactId, parts: [...a.parts], ...rest };
+    });
   }
 
   historySnapshot(): Message[] {

@@ -39,7 +39,18 @@ export function matchesRequest(match: FaultMatch | undefined, request: RequestFa
   return true;
 }
 
-/** The `sse` field of `match`, once the response's content type is known. */
-export function matchesResponse(match: FaultMatch | undefined, sse: boolean): boolean {
-  return match?.sse === undefined || match.sse === sse;
+/**
+ * The `sse` field of `match`, once the response's content type is known. Faults counted in events
+ * (stalls, cuts after n events) apply to SSE responses only unless `sse` says otherwise: on a JSON
+ * answer they would forward the whole body and then leave the keep-alive socket dead, a fault no
+ * real network produces.
+ */
+export function matchesResponse(match: FaultMatch | undefined, sse: boolean, countsEvents = false): boolean {
+  if (match?.sse === undefined) return sse || !countsEvents;
+  return match.sse === sse;
+}
+
+/** Stalls and cuts after n events count SSE events: they wait for the response's content type. */
+export function countsEvents(rule: { kind: string; afterBytes?: number | undefined }): boolean {
+  return rule.kind === 'stall' || (rule.kind === 'cut' && rule.afterBytes === undefined);
 }

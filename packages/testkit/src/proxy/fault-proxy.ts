@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chaosBeforeForwarding, chaosForResponse, resolveChaos } from './chaos.js';
 import type { ChaosOptions, ResolvedChaos } from './chaos.js';
-import { matchesRequest, matchesResponse } from './fault-match.js';
+import { countsEvents, matchesRequest, matchesResponse } from './fault-match.js';
 import type { RequestFacts } from './fault-match.js';
 import { actsBeforeForwarding, describeFault, validateFaultRule } from './fault-rule.js';
 import type { CutFault, DripFault, FaultRule, StallFault, StatusFault } from './fault-rule.js';
@@ -228,7 +228,8 @@ class FaultProxyServer implements FaultProxy {
     const deferred: ActiveRule[] = [];
     for (const active of this.rules) {
       if (active.remaining <= 0 || !matchesRequest(active.rule.match, request)) continue;
-      if (active.rule.match?.sse !== undefined) {
+      // Rules that depend on the response's kind wait until its content type is known.
+      if (active.rule.match?.sse !== undefined || countsEvents(active.rule)) {
         deferred.push(active);
         continue;
       }
@@ -247,7 +248,8 @@ class FaultProxyServer implements FaultProxy {
   /** Once the response's content type is known. A rule is used up only when it is applied. */
   private selectForResponse(pending: PendingFaults, request: RequestFacts, sse: boolean): Applied | undefined {
     for (const active of pending.deferred) {
-      if (active.remaining <= 0 || !matchesResponse(active.rule.match, sse) || !this.roll(active.rule)) continue;
+      const rule = active.rule;
+      if (active.remaining <= 0 || !matchesResponse(rule.match, sse, countsEvents(rule)) || !this.roll(rule)) continue;
       active.remaining--;
       return { rule: active.rule, label: describeFault(active.rule) };
     }
