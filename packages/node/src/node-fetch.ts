@@ -7,7 +7,10 @@ export interface NodeFetchOptions {
   connectTimeoutMs?: number | undefined;
   /** How long an idle keep-alive socket is kept (ms). Default 10 000. */
   keepAliveTimeoutMs?: number | undefined;
-  /** Sockets per origin. Default 64. */
+  /**
+   * Sockets per origin. Default 1024: every task followed over SSE holds one, so a low limit would
+   * make the next `start()` wait for another task to end.
+   */
   connections?: number | undefined;
   /** Use your own undici dispatcher (proxy, mTLS client certificate …) instead. */
   dispatcher?: Dispatcher | undefined;
@@ -24,7 +27,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchLike & { d
     new Agent({
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
-      connections: options.connections ?? 64,
+      connections: options.connections ?? 1024,
       headersTimeout: 60_000,
       bodyTimeout: 0,
     });

@@ -12,6 +12,8 @@ export class EventQueue {
   private closed = false;
   private reading = false;
   private wake: (() => void) | undefined;
+  /** Removes the current reader's abort listener: a reader dropped mid-iteration never reaches its `finally`. */
+  private detachReader: (() => void) | undefined;
 
   constructor(
     private readonly capacity: number,
@@ -32,6 +34,7 @@ export class EventQueue {
   /** No more events: readers finish after draining. */
   close(): void {
     this.closed = true;
+    this.detachReader?.();
     this.wake?.();
   }
 
@@ -42,6 +45,7 @@ export class EventQueue {
     this.reading = true;
     const onAbort = (): void => this.wake?.();
     signal?.addEventListener('abort', onAbort, { once: true });
+    this.detachReader = () => signal?.removeEventListener('abort', onAbort);
     try {
       if (this.resync) {
         this.resync = false;
@@ -61,7 +65,8 @@ export class EventQueue {
         this.wake = undefined;
       }
     } finally {
-      signal?.removeEventListener('abort', onAbort);
+      this.detachReader?.();
+      this.detachReader = undefined;
       this.wake = undefined;
       this.reading = false;
     }

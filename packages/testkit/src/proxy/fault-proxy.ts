@@ -279,9 +279,16 @@ class FaultProxyServer implements FaultProxy {
     };
     this.log.push(entry);
     const clientClosed = new Promise<void>((resolve) => res.once('close', resolve));
-    const clientGone = new AbortController();
-    res.once('close', () => clientGone.abort());
-    const signal = AbortSignal.any([this.closing.signal, clientGone.signal]);
+    // One signal per request, ended by the client leaving or the proxy closing. Linked by hand:
+    // AbortSignal.any would keep a link from the long-lived closing signal for every request.
+    const requestDone = new AbortController();
+    const onProxyClosing = (): void => requestDone.abort();
+    this.closing.signal.addEventListener('abort', onProxyClosing, { once: true });
+    res.once('close', () => {
+      this.closing.signal.removeEventListener('abort', onProxyClosing);
+      requestDone.abort();
+    });
+    const signal = requestDone.signal;
     try {
       // JSON bodies are read whole: rules match on the JSON-RPC method before deciding to forward.
       const body = isJson(req.headers['content-type']) ? await readAll(req) : undefined;
