@@ -40,7 +40,7 @@ export class DeliveryEngine {
   private readonly stopper = new AbortController();
   private current: EventStream | undefined;
   private pending: Connection | undefined;
-  private wakeReason: 'probe' | 'state' | undefined;
+  private wakeReason: 'probe' | 'state' | 'takeover' | undefined;
   private waiter: (() => void) | undefined;
   private idleTimer: TimerHandle | undefined;
   private inputTimer: TimerHandle | undefined;
@@ -49,7 +49,10 @@ export class DeliveryEngine {
   private pollDelay: number;
   private connectionState: ConnectionState = 'connecting';
   private lastEventId: string | undefined;
-  /** A reply was sent: keep following until the state leaves the interrupted state it was in. */
+  /**
+   * A reply was sent and no new status has shown since: keep following (a stream that ends at the
+   * interrupted state answered is premature) until the agent reports any new status.
+   */
   private kicked = false;
   /** Any resubscribe, probe recovery or poll happened: the final result is checked with GetTask. */
   gap = false;
@@ -80,12 +83,20 @@ export class DeliveryEngine {
 
   /**
    * Hands the engine a stream to read next (from `start()` or `reply()`), or just wakes it after
-   * the state changed from outside (a reply sent without a stream).
+   * the state changed from outside (a reply sent without a stream). `replied`: a reply reached the
+   * agent but no new status came back with its answer (e.g. a v1 reply stream that opens with the
+   * task still at input-required).
    */
-  takeOver(connection: Connection | undefined): void {
+  takeOver(connection: Connection | undefined, replied = false): void {
     if (connection) this.pending = connection;
-    else this.kicked = true;
+    if (replied) this.kicked = true;
     this.clearInputTimer();
+    // What comes now supersedes the stream being read, which may never end by itself (held open at
+    // input-required, or half-open) and would hide a state the reply's answer already applied.
+    if (this.current) {
+      this.wakeReason = 'takeover';
+      this.current.abort();
+    }
     this.wake();
   }
 
@@ -132,7 +143,10 @@ export class DeliveryEngine {
   }
 
   private emit(events: TaskEvent[]): void {
-    if (!this.stopped && events.length > 0) this.sink.emit(events);
+    if (this.stopped || events.length === 0) return;
+    // Statuses are deduplicated: any status now is news, so the agent has taken the reply.
+    if (events.some((e) => e.type === 'status')) this.kicked = false;
+    this.sink.emit(events);
   }
 
   /** Runs until the task ends, the handle detaches, or it gives up. Never throws. */
@@ -185,6 +199,8 @@ export class DeliveryEngine {
   private async consume(connection: Connection): Promise<void> {
     const { stream, iterator } = connection;
     this.current = stream;
+    // Events `start()` or `reply()` already read from it count for where to resume, too.
+    if (stream.lastEventId !== undefined) this.lastEventId = stream.lastEventId;
     let count = connection.delivered ?? 0;
     let failure: unknown;
     if (count > 0) {
@@ -221,14 +237,14 @@ export class DeliveryEngine {
     const wake = this.wakeReason;
     this.wakeReason = undefined;
     const state = this.reconciler.state;
-    if (isTerminalState(state)) return;
+    if (isTerminalState(state) || wake === 'takeover') return;
     if (wake === 'probe') {
       this.gap = true;
       this.setConnection('reconnecting', { attempt: 1, delayMs: 0 });
       return;
     }
     if (failure === undefined) {
-      if (isInterruptedState(state)) return;
+      if (isInterruptedState(state) && !this.kicked) return;
       failure = new TetherError('STREAM_INTERRUPTED', `the stream ended while the task was ${state}`, { taskId: this.taskId });
     }
     await this.afterFailure(failure, count);

@@ -1,5 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
-import type { Message, Task } from '../model/types.js';
+import type { Message, StreamEvent, Task } from '../model/types.js';
+import type { EventStream } from '../transport/event-stream.js';
 import { Backoff } from '../util/backoff.js';
 import { sleep } from '../util/scheduler.js';
 import type { EngineContext } from './engine-context.js';
@@ -15,11 +16,16 @@ const MAX_PAGES = 5;
  * - a new task on a v1.0 agent: ListTasks (recent first) and look for the message id in histories;
  * - a new task on a v0.3 agent: nothing to look with (no ListTasks) — `undefined`, and the send is
  *   repeated with the same message id, which agents may deduplicate.
+ *
+ * `undefined` means "looked `lostSendLookups` times and it is not there". A lookup that failed
+ * transiently (a 503, a dropped connection) proves nothing, so it is repeated with backoff instead of
+ * counted; when that budget runs out, this throws `RETRY_EXHAUSTED` rather than risk sending twice.
  */
 export async function findDelivered(context: EngineContext, message: Message): Promise<Task | undefined> {
   const { client, resilience, scheduler } = context;
   const has = (task: Task): boolean => task.history.some((m) => m.messageId === message.messageId);
-  for (let attempt = 0; attempt < resilience.lostSendLookups; attempt++) {
+  const backoff = new Backoff(resilience, scheduler, context.random);
+  for (let looked = 0; looked < resilience.lostSendLookups; ) {
     try {
       if (message.taskId !== undefined) {
         const task = await client.getTask(message.taskId, { historyLength: 1000 });
@@ -43,9 +49,19 @@ export async function findDelivered(context: EngineContext, message: Message): P
       }
     } catch (error) {
       if (!reconnectable(error)) return undefined;
+      const decision = backoff.next(error.retryAfterMs);
+      if (!decision.retry) {
+        throw new TetherError('RETRY_EXHAUSTED', `could not find out whether message ${message.messageId} was delivered (${decision.reason}): ${error.message}`, {
+          taskId: message.taskId,
+          cause: error,
+        });
+      }
+      await sleep(scheduler, decision.delayMs);
+      continue; // not a look: nothing was learned
     }
+    looked++;
     // The agent may still be creating the task: look again shortly.
-    await sleep(scheduler, 100 * (attempt + 1));
+    await sleep(scheduler, 100 * looked);
   }
   return undefined;
 }
@@ -80,4 +96,35 @@ export async function retrySend(
       await sleep(context.scheduler, decision.delayMs);
     }
   }
+}
+
+/**
+ * The first event of a stream a send opened. The agent answered (headers came), but a stream that
+ * then stays silent cannot be probed — the task may not even be known yet — so after `idleProbeMs`
+ * without an event it is given up like a send whose answer was lost (`TIMEOUT`, maybe delivered):
+ * `retrySend` then looks for the task before sending again.
+ */
+export async function firstEvent(
+  context: EngineContext,
+  stream: EventStream,
+  iterator: AsyncIterator<StreamEvent>,
+): Promise<IteratorResult<StreamEvent>> {
+  const ms = context.resilience.idleProbeMs;
+  if (!(ms > 0)) return iterator.next();
+  let silent = false;
+  const timer = context.scheduler.setTimeout(() => {
+    silent = true;
+    stream.abort();
+  }, ms);
+  let result: IteratorResult<StreamEvent>;
+  try {
+    result = await iterator.next();
+  } catch (error) {
+    if (!silent) throw error;
+    throw new TetherError('TIMEOUT', `no event within ${ms} ms of opening the stream`, { cause: error });
+  } finally {
+    context.scheduler.clearTimeout(timer);
+  }
+  if (silent) throw new TetherError('TIMEOUT', `no event within ${ms} ms of opening the stream`);
+  return result;
 }

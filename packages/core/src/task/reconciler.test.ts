@@ -239,3 +239,35 @@ describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
     }
   });
 });
+
+// Found by the seeded chaos suite (packages/interop/src/chaos, seed 7, testkit agent with SSE ids):
+// catch-up snapshots filled a gap twice while the stream was down; the stream then resumed from its
+// Last-Event-ID, which predates both, and re-sent chunks the first snapshot had recovered. Only the
+// last snapshot's suffix (or no replay position) was remembered, so those chunks were appended again,
+// until the final GetTask check replaced the artifact.
+describe('Reconciler: a resumed stream repeating what several snapshots recovered', () => {
+  const parts = (...names: string[]): Artifact[] => [{ artifactId: 'a', name: 'a', parts: names.map(text) }];
+
+  it('drops live appends that repeat the recovered parts of every snapshot since, not just the last one', () => {
+    const r = new Reconciler(T, C);
+    const app: TaskEvent[] = [...r.applyEvent(snapshot('working', 0, [])), ...r.applyEvent(chunk('a', 'c1', false))];
+    app.push(...r.applySnapshot(snapshot('working', 3, parts('c1', 'c2', 'c3')), { recovered: true }));
+    expect(r.applyEvent(chunk('a', 'c2', true))).toEqual([]); // the resumed stream, confirming c2
+    app.push(...r.applySnapshot(snapshot('working', 4, parts('c1', 'c2', 'c3', 'c4')), { recovered: true }));
+    expect(r.applyEvent(chunk('a', 'c3', true))).toEqual([]);
+    expect(r.applyEvent(chunk('a', 'c4', true))).toEqual([]);
+    app.push(...r.applyEvent(chunk('a', 'c5', true, true)));
+    expect(rebuild(app).get('a')).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+    expect(r.assembledArtifacts()[0]?.parts).toEqual(['c1', 'c2', 'c3', 'c4', 'c5'].map(text));
+  });
+
+  it('keeps following a replay through a snapshot that extends what we hold', () => {
+    const r = new Reconciler(T, C);
+    const app: TaskEvent[] = [...r.applySnapshot(snapshot('working', 2, parts('c1', 'c2')), { recovered: true })];
+    expect(r.applyEvent(chunk('a', 'c1', false))).toEqual([]); // a replay from the start
+    app.push(...r.applySnapshot(snapshot('working', 4, parts('c1', 'c2', 'c3', 'c4')), { recovered: true }));
+    for (const c of ['c2', 'c3', 'c4']) expect(r.applyEvent(chunk('a', c, true))).toEqual([]);
+    app.push(...r.applyEvent(chunk('a', 'c5', true, true)));
+    expect(rebuild(app).get('a')).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+  });
+});

@@ -247,8 +247,9 @@ export class Reconciler {
         const suffixKeys = keys.slice(local.keys.length);
         local.parts.push(...suffix);
         local.keys.push(...suffixKeys);
-        local.recoveredTail = suffixKeys;
-        local.replayCursor = undefined;
+        // A stream may still owe us a replay or an earlier recovered stretch (a resume from an older
+        // Last-Event-ID repeats all of it): keep expecting that, now followed by this suffix.
+        if (local.replayCursor === undefined) local.recoveredTail = [...local.recoveredTail, ...suffixKeys];
         local.complete = terminal;
         events.push(this.artifactEvent(local, suffix, true, terminal, recovered));
         continue;

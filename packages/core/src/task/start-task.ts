@@ -6,7 +6,7 @@ import type { Task } from '../model/types.js';
 import { TASK_RECORD_VERSION, type TaskRecord } from '../store/task-store.js';
 import type { Connection } from './delivery-engine.js';
 import type { EngineContext } from './engine-context.js';
-import { findDelivered, retrySend } from './lost-send.js';
+import { findDelivered, firstEvent, retrySend } from './lost-send.js';
 import { Reconciler } from './reconciler.js';
 import { TaskHandle, type FollowOptions } from './task-handle.js';
 
@@ -68,7 +68,7 @@ export async function startTask(context: EngineContext, input: MessageInput, opt
       }
       const stream = client.streamMessage(message, send);
       const iterator = stream[Symbol.asyncIterator]();
-      const first = await iterator.next();
+      const first = await firstEvent(context, stream, iterator);
       if (first.done) throw new TetherError('STREAM_INTERRUPTED', 'the stream ended before its first event');
       const event = first.value;
       if (event.kind === 'message') {

@@ -8,7 +8,7 @@ import type { CallOptions } from '../transport/transport.js';
 import { DeliveryEngine, type Connection } from './delivery-engine.js';
 import type { EngineContext } from './engine-context.js';
 import { EventQueue } from './event-queue.js';
-import { findDelivered, retrySend } from './lost-send.js';
+import { findDelivered, firstEvent, retrySend } from './lost-send.js';
 import type { Reconciler } from './reconciler.js';
 import type { TaskEvent, TaskView } from './task-event.js';
 
@@ -175,24 +175,30 @@ export class TaskHandle {
     const base = typeof input === 'string' ? { text: input } : input;
     const message = toMessage({ ...base, taskId: r.taskId, contextId: r.contextId }, this.context.newId);
     const client = this.context.client;
+    // Whether the answer to the reply already showed a new status (else the engine waits for one).
+    let moved = false;
+    const show = (events: TaskEvent[]): void => {
+      moved ||= events.some((e) => e.type === 'status');
+      this.onEvents(events);
+    };
     await retrySend(this.context, message, async () => {
       if (engine.mode === 'stream') {
         const stream = client.streamMessage(message, options);
         const iterator = stream[Symbol.asyncIterator]();
-        const first = await iterator.next();
-        if (!first.done) this.onEvents(r.applyEvent(first.value, { eventId: stream.lastEventId }));
-        engine.takeOver({ stream, iterator, reconnect: false, delivered: first.done ? 0 : 1 });
+        const first = await firstEvent(this.context, stream, iterator);
+        if (!first.done) show(r.applyEvent(first.value, { eventId: stream.lastEventId }));
+        engine.takeOver({ stream, iterator, reconnect: false, delivered: first.done ? 0 : 1 }, !moved);
       } else {
         const answer = await client.sendMessage(message, { ...options, returnImmediately: true });
-        if (answer.kind === 'task') this.onEvents(r.applySnapshot(answer, { recovered: false }));
-        engine.takeOver(undefined);
+        if (answer.kind === 'task') show(r.applySnapshot(answer, { recovered: false }));
+        engine.takeOver(undefined, !moved);
       }
     }, async () => {
       const delivered = await findDelivered(this.context, message);
       if (!delivered) return false;
-      this.onEvents(r.applySnapshot(delivered, { recovered: true }));
+      show(r.applySnapshot(delivered, { recovered: true }));
       engine.gap = true;
-      engine.takeOver(undefined);
+      engine.takeOver(undefined, !moved);
       return true;
     });
   }
