@@ -25,7 +25,11 @@ export const DEFAULTS = {
     maxAttempts: 10,
     /** Time without progress before giving up (ms). The task stays in the store, resumable. */
     maxElapsedMs: 5 * 60_000,
-    /** Silence on a live stream after which the agent is asked (GetTask) whether it moved on (ms). */
+    /**
+     * Silence on a live stream after which the agent is asked (GetTask) whether it moved on (ms).
+     * Also the longest wait for the first event of the stream a send opens (`start()`, `reply()`):
+     * past it the send is treated as one whose answer was lost (looked for, then sent again).
+     */
     idleProbeMs: 30_000,
     /** Connections in a row that delivered no event at all before switching to polling. */
     emptyConnectionsBeforePolling: 3,

@@ -30,6 +30,8 @@ describe('seeded chaos against the task engine', () => {
     console.info(text);
     expect(report.capHit, `seed ${SEED}: ${text}`).toBeUndefined();
     expect(report.totals.failures, `seed ${SEED}: ${text}`).toBe(0);
+    // The app never saw an artifact with parts missing in front, not even for a moment.
+    expect(report.totals.holes, `seed ${SEED}: ${formatChaosReport(report, { holes: true })}`).toBe(0);
     expect(report.totals.cutsTotal).toBeGreaterThanOrEqual(CUTS);
   }, WALL_CAP_MS + 60_000);
 

@@ -18,6 +18,10 @@ export interface Connection {
   reconnect: boolean;
   /** Events already read from it before the engine took over (by `start()` or `reply()`). */
   delivered?: number | undefined;
+  /** A GetTask snapshot asked for when it opened (agents that start subscriptions without one). */
+  catchUp?: Promise<void> | undefined;
+  /** The `Last-Event-ID` it was opened with. */
+  resumeFrom?: string | undefined;
 }
 
 /** Where the engine reports to (the task handle). */
@@ -185,15 +189,21 @@ export class DeliveryEngine {
   }
 
   private subscribe(): Connection {
+    const resumeFrom = this.lastEventId;
+    // onOpen runs once the stream is iterated, after `connection` below exists.
     const stream = this.context.client.subscribe(this.taskId, {
-      lastEventId: this.lastEventId,
+      lastEventId: resumeFrom,
       onOpen: () => {
         if (!this.stopped) this.setConnection('live');
-        // v0.3 agents rarely start a subscription with a snapshot: ask for one.
-        if (this.context.client.interface.protocolVersion === '0.3') void this.catchUp();
+        // v0.3 agents rarely start a subscription with a snapshot: ask for one right away (unless
+        // the agent numbers its events and resumes after the last one we saw).
+        if (this.context.client.interface.protocolVersion === '0.3' && resumeFrom === undefined) {
+          connection.catchUp = this.catchUp();
+        }
       },
     });
-    return { stream, iterator: stream[Symbol.asyncIterator](), reconnect: true };
+    const connection: Connection = { stream, iterator: stream[Symbol.asyncIterator](), reconnect: true, resumeFrom };
+    return connection;
   }
 
   private async consume(connection: Connection): Promise<void> {
@@ -219,10 +229,14 @@ export class DeliveryEngine {
         this.emptyConnections = 0;
         this.setConnection('live');
         if (stream.lastEventId !== undefined) this.lastEventId = stream.lastEventId;
-        this.emit(this.reconciler.applyEvent(event, { recovered: connection.reconnect && event.kind === 'task', eventId: stream.lastEventId }));
-        if (connection.reconnect && count === 1 && event.kind !== 'task' && this.context.client.interface.protocolVersion !== '0.3') {
-          void this.catchUp(); // no snapshot from this v1 agent: ask for one
+        const resumedById = connection.resumeFrom !== undefined && stream.lastEventId !== undefined;
+        if (connection.reconnect && count === 1 && event.kind !== 'task' && !resumedById) {
+          // No snapshot opened this subscription: apply one from GetTask before the live events, so
+          // the app never sees content after a hole (the reconciler drops what the two share).
+          await (connection.catchUp ??= this.catchUp());
+          if (this.stopped) break;
         }
+        this.emit(this.reconciler.applyEvent(event, { recovered: connection.reconnect && event.kind === 'task', eventId: stream.lastEventId }));
         if (this.stopped || isTerminalState(this.reconciler.state)) break;
         this.armIdle();
       }
@@ -304,7 +318,9 @@ export class DeliveryEngine {
 
   private async catchUp(): Promise<void> {
     try {
-      const task = await this.context.client.getTask(this.taskId, { signal: this.stopper.signal });
+      // Retried through transient failures: the live events wait for it, and applying them without
+      // it would show content after a hole.
+      const task = await this.getTaskWithRetry();
       if (this.stopped) return;
       this.gap = true;
       this.emit(this.reconciler.applySnapshot(task, { recovered: true }));

@@ -111,6 +111,32 @@ describe('Reconciler: after a gap', () => {
     ]);
   });
 
+  it('drops live appends that repeat the end of what a snapshot recovered (stream opened before the snapshot)', () => {
+    const r = midway(); // holds c1 c2
+    r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3'), text('c4'), text('c5')] }]), { recovered: true });
+    expect(r.applyEvent(chunk('a', 'c4', true))).toEqual([]); // held: might be a repeat
+    expect(r.applyEvent(chunk('a', 'c5', true))).toEqual([]); // matched to the end: both were repeats
+    expect(rebuild(r.applyEvent(chunk('a', 'c6', true))).get('a')).toEqual(['c6']);
+    expect(r.assembledArtifacts()[0]?.parts.map((p) => (p.kind === 'text' ? p.text : ''))).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
+  });
+
+  it('emits held parts in order when they turn out not to be repeats', () => {
+    const r = midway();
+    r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('x'), text('c4')] }]), { recovered: true });
+    expect(r.applyEvent(chunk('a', 'x', true))).toEqual([]); // equals a recovered part: held
+    const out = r.applyEvent(chunk('a', 'y', true)); // c4 expected after x: it was new content
+    expect(rebuild(out).get('a')).toEqual(['x', 'y']);
+    expect(r.assembledArtifacts()[0]?.parts.map((p) => (p.kind === 'text' ? p.text : ''))).toEqual(['c1', 'c2', 'x', 'c4', 'x', 'y']);
+  });
+
+  it('drops a long replay from an older point (a resume from an old Last-Event-ID)', () => {
+    const r = midway();
+    r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3')] }]), { recovered: true });
+    r.applySnapshot(snapshot('working', 4, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3'), text('c4'), text('c5')] }]), { recovered: true });
+    const out = ['c3', 'c4', 'c5', 'c6'].flatMap((c) => r.applyEvent(chunk('a', c, true)));
+    expect(rebuild(out).get('a')).toEqual(['c6']);
+  });
+
   it('drops a live append that repeats what the snapshot just recovered (the subscribe race)', () => {
     const r = midway();
     r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3')] }]), { recovered: true });
@@ -229,6 +255,15 @@ describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
       app.push(...r.applySnapshot(states.at(-1) as Task, { recovered: true }));
 
       const expected = parts.map((p) => (p.kind === 'text' ? p.text : ''));
+      // What the app shows is always a prefix of the final artifact: never a hole, a repeat or a wrong order.
+      const shown: string[] = [];
+      for (const e of app) {
+        if (e.type !== 'artifact') continue;
+        const next = e.parts.map((p) => (p.kind === 'text' ? p.text : ''));
+        if (!e.append) shown.length = 0;
+        shown.push(...next);
+        if (shown.some((v, k) => v !== expected[k])) throw new Error(`seed ${seed}: the app showed ${shown.join()} (final ${expected.join()})`);
+      }
       const rebuilt = rebuild(app).get('result') ?? [];
       if (JSON.stringify(rebuilt) !== JSON.stringify(expected)) throw new Error(`seed ${seed}: rebuilt ${rebuilt.join()} ≠ ${expected.join()}`);
       const seen = statuses(app);

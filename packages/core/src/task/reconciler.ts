@@ -10,8 +10,21 @@ interface LocalArtifact {
   complete: boolean;
   /** After a replayed prefix: the position the following replayed appends should match. */
   replayCursor: number | undefined;
-  /** Keys a snapshot just recovered; a live append repeating them is the snapshot race, not news. */
-  recoveredTail: string[];
+  /**
+   * After a snapshot recovered content: the live stream may repeat a stretch of it (it started
+   * before the snapshot was taken, or resumes from an older point). See `overlapAppend`.
+   */
+  overlap: Overlap | undefined;
+}
+
+interface Overlap {
+  /** Where the recovered stretch starts in `keys`. */
+  start: number;
+  /** Positions in `keys` the next live part would have to equal, for each stretch still matching. */
+  candidates: number[] | undefined;
+  /** Live parts held while they might be repeats. */
+  held: Part[];
+  heldKeys: string[];
 }
 
 const SEEN_MESSAGES = 2048;
@@ -168,7 +181,7 @@ export class Reconciler {
       keys,
       complete,
       replayCursor: undefined,
-      recoveredTail: [],
+      overlap: undefined,
     };
     this.artifacts.set(artifact.artifactId, local);
     return local;
@@ -209,19 +222,56 @@ export class Reconciler {
         if (lastChunk && local.replayCursor === undefined) local.complete = true;
         return [];
       }
-    } else if (local.recoveredTail.length > 0) {
-      if (isPrefix(keys, local.recoveredTail)) {
-        local.recoveredTail = local.recoveredTail.slice(keys.length);
-        if (lastChunk) local.complete = true;
-        return [];
-      }
-      local.recoveredTail = [];
+    } else if (local.overlap) {
+      return this.overlapAppend(local, artifact.parts, keys, lastChunk);
     }
     const added = artifact.parts.slice(start);
     local.parts.push(...added);
     local.keys.push(...keys.slice(start));
     local.complete = lastChunk;
     return [this.artifactEvent(local, added, true, lastChunk, false)];
+  }
+
+  /**
+   * A live append right after recovered content: it may repeat the end of what a snapshot just
+   * recovered (the stream started before the snapshot was taken), or a longer stretch of it (a stream
+   * resuming from an older point). Parts that match a recovered stretch are held; once a stretch is
+   * matched up to the end of what we hold, they were repeats (dropped) and the rest is new; if every
+   * stretch stops matching, the held parts were new after all and are emitted in order.
+   */
+  private overlapAppend(local: LocalArtifact, parts: Part[], keys: string[], lastChunk: boolean): ArtifactEvent[] {
+    const overlap = local.overlap as Overlap;
+    const end = local.keys.length;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      if (overlap.candidates === undefined) {
+        overlap.candidates = [];
+        for (let j = overlap.start; j < end; j++) if (local.keys[j] === key) overlap.candidates.push(j + 1);
+      } else {
+        overlap.candidates = overlap.candidates.filter((c) => c < end && local.keys[c] === key).map((c) => c + 1);
+      }
+      overlap.held.push(parts[i] as Part);
+      overlap.heldKeys.push(key);
+      if (overlap.candidates.includes(end)) {
+        // Everything held repeated what we have: drop it, keep what follows.
+        local.overlap = undefined;
+        return this.appendLive(local, parts.slice(i + 1), keys.slice(i + 1), lastChunk);
+      }
+      if (overlap.candidates.length === 0) {
+        local.overlap = undefined;
+        return this.appendLive(local, [...overlap.held, ...parts.slice(i + 1)], [...overlap.heldKeys, ...keys.slice(i + 1)], lastChunk);
+      }
+    }
+    return [];
+  }
+
+  private appendLive(local: LocalArtifact, parts: Part[], keys: string[], lastChunk: boolean): ArtifactEvent[] {
+    if (lastChunk) local.complete = true;
+    if (parts.length === 0) return [];
+    local.parts.push(...parts);
+    local.keys.push(...keys);
+    local.complete = lastChunk;
+    return [this.artifactEvent(local, parts, true, lastChunk, false)];
   }
 
   /** Applies an authoritative task snapshot (stream start, GetTask, a poll). */
@@ -235,6 +285,7 @@ export class Reconciler {
       const local = this.artifacts.get(artifact.artifactId);
       if (!local) {
         const fresh = this.replaceLocal(artifact, keys, terminal);
+        if (recovered) fresh.overlap = { start: 0, candidates: undefined, held: [], heldKeys: [] };
         events.push(this.artifactEvent(fresh, [...artifact.parts], false, terminal, recovered));
         continue;
       }
@@ -245,17 +296,20 @@ export class Reconciler {
       if (isPrefix(local.keys, keys)) {
         const suffix = artifact.parts.slice(local.keys.length);
         const suffixKeys = keys.slice(local.keys.length);
+        // A live stream may still repeat recovered content; an earlier recovered stretch stays in the
+        // window (a resume from an older Last-Event-ID repeats all of it). Held parts are superseded.
+        if (recovered && local.replayCursor === undefined) {
+          local.overlap = { start: local.overlap?.start ?? local.keys.length, candidates: undefined, held: [], heldKeys: [] };
+        }
         local.parts.push(...suffix);
         local.keys.push(...suffixKeys);
-        // A stream may still owe us a replay or an earlier recovered stretch (a resume from an older
-        // Last-Event-ID repeats all of it): keep expecting that, now followed by this suffix.
-        if (local.replayCursor === undefined) local.recoveredTail = [...local.recoveredTail, ...suffixKeys];
         local.complete = terminal;
         events.push(this.artifactEvent(local, suffix, true, terminal, recovered));
         continue;
       }
       if (isPrefix(keys, local.keys) && !terminal) continue; // an older snapshot: we are ahead
       const fresh = this.replaceLocal(artifact, keys, terminal);
+      if (recovered) fresh.overlap = { start: 0, candidates: undefined, held: [], heldKeys: [] };
       events.push(this.artifactEvent(fresh, [...artifact.parts], false, terminal, recovered));
     }
     // Status last, so a terminal state is emitted after the content it completes.

@@ -54,8 +54,8 @@ export function formatChaosReport(report: ChaosReport, options: { holes?: boolea
     line(rows.at(-1) ?? []),
     '',
     'cuts = reset + end + stalls; mid-event and utf8 are cuts (of either mode) inside an event / a multi-byte character;',
-    'polling = tasks whose handle fell back to polling; holes = tasks whose app view of an artifact missed parts in front',
-    'for a while (not a failure: a snapshot filled it); dup-exec = creating messages the agent executed twice.',
+    'polling = tasks whose handle fell back to polling; holes = tasks whose app view of an artifact missed parts in front (the CI test requires 0)',
+    'for a while; dup-exec = creating messages the agent executed twice.',
   ];
   if (report.capHit !== undefined) out.push('', `STOPPED EARLY: ${report.capHit}`);
   out.push('', report.totals.failures === 0 ? 'No failures.' : `${report.totals.failures} FAILED TASKS (seed ${report.seed}); the first ${report.failures.length}:`);

@@ -170,10 +170,15 @@ export class ResponseRelay {
   private untilClientGone(): Promise<void> {
     const closing = this.io.proxyClosing;
     if (closing.aborted) return Promise.resolve();
-    return Promise.race([
-      this.io.clientClosed,
-      new Promise<void>((resolve) => closing.addEventListener('abort', () => resolve(), { once: true })),
-    ]);
+    return new Promise<void>((resolve) => {
+      // Unhooked either way: one listener per stall on the proxy's long-lived signal would pile up.
+      const onClosing = (): void => resolve();
+      closing.addEventListener('abort', onClosing, { once: true });
+      void this.io.clientClosed.then(() => {
+        closing.removeEventListener('abort', onClosing);
+        resolve();
+      });
+    });
   }
 
   private async cutNow(): Promise<RelayOutcome> {
