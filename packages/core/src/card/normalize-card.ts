@@ -8,6 +8,7 @@ import type {
   SecurityScheme,
 } from './card-types.js';
 import { wireCard } from './card-schema.js';
+import { isObject } from '../util/is-object.js';
 
 /** `0.3.0` → `0.3`, `1` → `1.0`; anything unparsable is kept as is (and will not match). */
 export function majorMinor(version: string): string {
@@ -30,9 +31,6 @@ export function normalizeBinding(binding: string): string {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;

@@ -1,4 +1,5 @@
 import { a2aCodeForReason } from './a2a-errors.js';
+import { isObject } from '../util/is-object.js';
 
 /** An agent-reported error found in a body, before it becomes an `A2AError`. */
 export interface ParsedAgentError {
@@ -8,9 +9,6 @@ export interface ParsedAgentError {
   reason?: string | undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `google.rpc.ErrorInfo.reason` from a `details`/`data` list, if any. */
 function findReason(details: unknown): string | undefined {

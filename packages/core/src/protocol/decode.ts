@@ -30,6 +30,7 @@ import {
   type WireStatus,
   type WireTask,
 } from './wire-schemas.js';
+import { isObject } from '../util/is-object.js';
 
 const STATES: Record<string, TaskState> = {
   submitted: 'submitted',
@@ -207,9 +208,6 @@ function check<S extends z.ZodMiniType>(schema: S, value: unknown, path: string)
   throw new DecodeError(expected, where);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Decodes a Task from any dialect. */
 export function decodeTask(value: unknown, dialect: Dialect, path = 'task'): Task {
