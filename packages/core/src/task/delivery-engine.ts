@@ -92,7 +92,10 @@ export class DeliveryEngine {
    * task still at input-required).
    */
   takeOver(connection: Connection | undefined, replied = false): void {
-    if (connection) this.pending = connection;
+    if (connection) {
+      this.pending = connection;
+      this.reconciler.newConnection();
+    }
     if (replied) this.kicked = true;
     this.clearInputTimer();
     // What comes now supersedes the stream being read, which may never end by itself (held open at
@@ -190,6 +193,7 @@ export class DeliveryEngine {
 
   private subscribe(): Connection {
     const resumeFrom = this.lastEventId;
+    this.reconciler.newConnection();
     // onOpen runs once the stream is iterated, after `connection` below exists.
     const stream = this.context.client.subscribe(this.taskId, {
       lastEventId: resumeFrom,

@@ -137,6 +137,19 @@ describe('Reconciler: after a gap', () => {
     expect(rebuild(out).get('a')).toEqual(['c6']);
   });
 
+  it('forgets a replay position when a new connection begins (chaos seed 20000, v0.3 without snapshots)', () => {
+    const r = new Reconciler(T, C);
+    r.applyEvent(snapshot('submitted', 0, []));
+    r.applySnapshot(snapshot('working', 2, [{ artifactId: 'a', parts: [text('c1'), text('c2')] }]), { recovered: true });
+    r.applyEvent(chunk('a', 'c1', false)); // connection 1 replays from the start … and is cut
+    r.newConnection();
+    r.applySnapshot(snapshot('working', 4, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3'), text('c4')] }]), { recovered: true });
+    const shown = ['c4', 'c5'].flatMap((c) => r.applyEvent(chunk('a', c, true))); // connection 2: live from c4
+    expect(shown.every((e) => e.type !== 'artifact' || e.append)).toBe(true); // no replace
+    expect(rebuild(shown).get('a')).toEqual(['c5']);
+    expect(r.assembledArtifacts()[0]?.parts.map((p) => (p.kind === 'text' ? p.text : ''))).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+  });
+
   it('drops a live append that repeats what the snapshot just recovered (the subscribe race)', () => {
     const r = midway();
     r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3')] }]), { recovered: true });
@@ -198,8 +211,8 @@ function mulberry32(seed: number): () => number {
 }
 
 describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
-  it('rebuilds the server artifact exactly with no duplicate or regressing status, 3000 runs', () => {
-    for (let seed = 1; seed <= 3000; seed++) {
+  it('rebuilds the server artifact exactly with no duplicate or regressing status, 10,000 runs', () => {
+    for (let seed = 1; seed <= 10_000; seed++) {
       const rand = mulberry32(seed);
       const n = 2 + Math.floor(rand() * 12);
       // The server's event log and its state after each event.
@@ -227,22 +240,31 @@ describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
       const app: TaskEvent[] = [];
       let delivered = 0; // how far the client has read the log
       let guard = 0;
-      while (delivered < log.length && guard++ < 20) {
-        const cut = delivered + Math.floor(rand() * (log.length - delivered + 1));
+      let connectionDead = false; // a replay cut part-way: the next step is another reconnect
+      while (delivered < log.length && guard++ < 40) {
+        const cut = connectionDead ? delivered : delivered + Math.floor(rand() * (log.length - delivered + 1));
+        connectionDead = false;
         for (; delivered < cut; delivered++) app.push(...r.applyEvent(log[delivered] as StreamEvent));
         if (delivered >= log.length) break;
         // Reconnect. Meanwhile the server may have moved on a little (events the client never saw live).
         const missed = Math.floor(rand() * 3);
         const serverAt = Math.min(log.length - 1, delivered + missed);
         const behaviour = rand();
+        r.newConnection();
         if (behaviour < 0.4) {
           // v1: snapshot of the current state, then live events from there.
           app.push(...r.applySnapshot(states[serverAt] as Task, { recovered: true }));
           delivered = serverAt + 1;
         } else if (behaviour < 0.7) {
-          // An agent that replays every event from the start, then continues live.
-          for (let i = 0; i <= serverAt; i++) app.push(...r.applyEvent(log[i] as StreamEvent, { recovered: true }));
-          delivered = serverAt + 1;
+          // An agent that replays every event from the start, then continues live — and is sometimes
+          // cut again in the middle of its replay (the client then made no progress).
+          const stopAt = rand() < 0.3 ? Math.floor(rand() * (serverAt + 1)) : serverAt + 1;
+          for (let i = 0; i < stopAt; i++) app.push(...r.applyEvent(log[i] as StreamEvent, { recovered: true }));
+          if (stopAt === serverAt + 1) delivered = serverAt + 1;
+          else {
+            delivered = Math.max(delivered, stopAt); // a replay that ran past us did deliver new events
+            connectionDead = true;
+          }
         } else {
           // v0.3 without snapshot: GetTask after subscribing; the snapshot may include the next live event (race).
           const race = rand() < 0.5 ? Math.min(log.length - 1, serverAt + 1) : serverAt;

@@ -117,6 +117,17 @@ export class Reconciler {
     if (this.violationLog.length < 32) this.violationLog.push(text);
   }
 
+  /**
+   * A new connection begins: what the previous one was in the middle of replaying says nothing
+   * about the next. Recovered stretches stay in the window (the new stream may repeat them too).
+   */
+  newConnection(): void {
+    for (const local of this.artifacts.values()) {
+      local.replayCursor = undefined;
+      if (local.overlap) local.overlap = { start: local.overlap.start, candidates: undefined, held: [], heldKeys: [] };
+    }
+  }
+
   /** Applies one event from a stream. `eventId` is the SSE id, when the agent sends ids. */
   applyEvent(event: StreamEvent, options: { recovered?: boolean; eventId?: string | undefined } = {}): TaskEvent[] {
     if (options.eventId !== undefined) {
