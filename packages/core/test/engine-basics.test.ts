@@ -124,6 +124,24 @@ describe('client.start', () => {
     expect(events.some((e) => e.type === 'artifact' && e.recovered)).toBe(true);
   });
 
+  it('aborting events() stops reading only: the task is followed to the end and never cancelled', async () => {
+    const { agent, client } = await setup();
+    const task = await client.start('stream updates=2 chunks=8 delayMs=5');
+    const controller = new AbortController();
+    const seen: TaskEvent[] = [];
+    for await (const e of task.events({ signal: controller.signal })) {
+      seen.push(e);
+      if (e.type === 'artifact') controller.abort();
+    }
+    expect(seen.filter((e) => e.type === 'artifact')).toHaveLength(1);
+    const final = (await task.done()) as Task;
+    expect(final.status.state).toBe('completed');
+    expect(agent.requests.some((r) => r.path.includes(':cancel') || /CancelTask|tasks\/cancel/.test(JSON.stringify(r.body ?? '')))).toBe(false);
+    // A new reader picks up where the first stopped: the rest of the chunks, nothing twice.
+    const rest = await collect(task.events());
+    expect(rebuild([...seen, ...rest])['result']).toBe(text(final.artifacts[0]?.parts ?? []));
+  });
+
   it('fails done() with INPUT_TIMEOUT when nobody answers, and can cancel then', async () => {
     const { agent, client } = await setup();
     const task = await client.start('input', { inputTimeoutMs: 50, cancelOnInputTimeout: true });
