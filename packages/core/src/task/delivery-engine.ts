@@ -47,6 +47,8 @@ export class DeliveryEngine {
   private wakeReason: 'probe' | 'state' | 'takeover' | undefined;
   private waiter: (() => void) | undefined;
   private idleTimer: TimerHandle | undefined;
+  /** When the current stream last delivered something (the idle probe counts silence from here). */
+  private lastActivity = 0;
   private inputTimer: TimerHandle | undefined;
   private readonly backoff: Backoff;
   private emptyConnections = 0;
@@ -334,10 +336,26 @@ export class DeliveryEngine {
     }
   }
 
+  /**
+   * Starts a silence window. Events only move `lastActivity` (no timer churn per event); a timer that
+   * fires before the window is over re-arms for the rest of it.
+   */
   private armIdle(): void {
-    this.disarmIdle();
-    const ms = this.context.resilience.idleProbeMs;
-    if (ms > 0 && !this.stopped) this.idleTimer = this.context.scheduler.setTimeout(() => void this.probe(), ms);
+    this.lastActivity = this.context.scheduler.now();
+    if (this.idleTimer === undefined) this.scheduleIdle(this.context.resilience.idleProbeMs);
+  }
+
+  private scheduleIdle(ms: number): void {
+    if (this.context.resilience.idleProbeMs > 0 && !this.stopped) {
+      this.idleTimer = this.context.scheduler.setTimeout(() => this.idleElapsed(), ms);
+    }
+  }
+
+  private idleElapsed(): void {
+    this.idleTimer = undefined;
+    const remaining = this.lastActivity + this.context.resilience.idleProbeMs - this.context.scheduler.now();
+    if (remaining > 0) this.scheduleIdle(remaining);
+    else void this.probe();
   }
 
   private disarmIdle(): void {
@@ -347,7 +365,6 @@ export class DeliveryEngine {
 
   /** Silence is not death (agents send no heartbeats): ask whether the agent moved past the stream. */
   private async probe(): Promise<void> {
-    this.idleTimer = undefined;
     const stream = this.current;
     if (!stream || this.stopped) return;
     try {
