@@ -14,7 +14,7 @@ import {
   VersionNotSupportedError,
   type A2AClient,
 } from '../src/index.js';
-import { json, rpcFrame, sse, startScriptedServer, v1Card, type ScriptedServer } from './helpers/scripted-server.js';
+import { json, RPC_ID, rpcFrame, sse, startScriptedServer, v1Card, type ScriptedServer } from './helpers/scripted-server.js';
 
 let server: ScriptedServer;
 beforeEach(async () => {
@@ -157,7 +157,7 @@ describe('unary call errors', () => {
 
   it('a JSON body that is not the protocol → INVALID_RESPONSE naming the field', async () => {
     const c = await client();
-    server.on('POST /rpc', (_req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: { id: 't1', status: { state: 7, message: 'oops' } } }));
+    server.on('POST /rpc', (_req, res) => json(res, 200, { jsonrpc: '2.0', id: RPC_ID, result: { id: 't1', status: { state: 7, message: 'oops' } } }));
     const error = await failure(c.getTask('t1'));
     expect(error.code).toBe('INVALID_RESPONSE');
     expect(error.message).toMatch(/task\.status\.message: expected object/);
@@ -192,7 +192,7 @@ describe('stream errors', () => {
 
   it('an error before the stream starts arrives as JSON → the typed protocol error', async () => {
     const c = await client();
-    server.on('POST /rpc', (_req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32004, message: 'no streaming today' } }));
+    server.on('POST /rpc', (_req, res) => json(res, 200, { jsonrpc: '2.0', id: RPC_ID, error: { code: -32004, message: 'no streaming today' } }));
     const error = await failure(drain(c.streamMessage('hi')));
     expect(error).toBeInstanceOf(UnsupportedOperationError);
     expect((error as A2AError).inStream).toBe(false);
@@ -223,7 +223,7 @@ describe('stream errors', () => {
   it('a JSON-RPC error inside a stream → the same class as unary, marked inStream', async () => {
     const c = await client();
     server.on('POST /rpc', (_req, res) =>
-      sse(res, [rpcFrame(task('TASK_STATE_WORKING')), `event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'vanished' } })}\n\n`]),
+      sse(res, [rpcFrame(task('TASK_STATE_WORKING')), `event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: RPC_ID, error: { code: -32001, message: 'vanished' } })}\n\n`]),
     );
     const error = await failure(drain(c.streamMessage('hi')));
     expect(error).toBeInstanceOf(TaskNotFoundError);

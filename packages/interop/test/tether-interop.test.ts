@@ -526,7 +526,8 @@ describe.each(combos)('Tether on $name', (combo) => {
     const method = combo.binding === 'JSONRPC' ? 'POST' : 'GET';
     // JSON-RPC errors come with HTTP 200; REST ones with 404.
     const status = combo.binding === 'JSONRPC' ? 200 : 404;
-    const operation = combo.binding === 'JSONRPC' ? (isV1 ? 'GetTask' : 'tasks/get') : 'GetTask';
+    // The same operation name on every version and binding.
+    const operation = 'GetTask';
     expect(error).toMatchObject({ status, method, url, operation, taskId: 'no-such-task' });
     expect(error.message).toBe(
       `${operation} ${method} ${url} → HTTP ${status}: TaskNotFoundError -32001: Task not found: no-such-task`,

@@ -12,7 +12,8 @@ import type {
   TaskPage,
 } from '../model/types.js';
 import type { SendParams } from '../protocol/encode.js';
-import { EventStream, type StreamItem } from '../transport/event-stream.js';
+import type { EventFeed } from '../transport/event-feed.js';
+import { EventStream } from '../transport/event-stream.js';
 import { JsonRpcTransport } from '../transport/jsonrpc-transport.js';
 import { RestTransport } from '../transport/rest-transport.js';
 import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from '../transport/transport.js';
@@ -156,35 +157,13 @@ export class A2AClient {
     }
   }
 
-  /** A stream that falls back like `run` while it has produced nothing. */
-  private runStream(open: (transport: Transport) => EventStream, signal: AbortSignal | undefined): EventStream {
-    return new EventStream((own) => this.fallbackItems(open, own), signal);
-  }
-
-  private async *fallbackItems(
-    open: (transport: Transport) => EventStream,
-    own: AbortSignal,
-  ): AsyncGenerator<StreamItem, void, undefined> {
-    for (;;) {
-      const transport = this.transport;
-      const stream = open(transport);
-      const onAbort = (): void => stream.abort(own.reason);
-      own.addEventListener('abort', onAbort, { once: true });
-      let produced = false;
-      try {
-        for await (const event of stream) {
-          produced = true;
-          if (transport === this.transport) this.answered = true;
-          yield { event, id: stream.lastEventId };
-        }
-        return;
-      } catch (error) {
-        if (produced || !this.shouldFallBack(error, transport)) throw error;
-        this.advance();
-      } finally {
-        own.removeEventListener('abort', onAbort);
-      }
-    }
+  /** A stream whose opening falls back like `run` (nothing was read from it yet). */
+  private runStream(open: (transport: Transport, signal: AbortSignal) => Promise<EventFeed>, options: CallOptions | undefined): EventStream {
+    return new EventStream(async (signal) => {
+      const feed = await this.run((t) => open(t, signal));
+      options?.onOpen?.();
+      return feed;
+    }, options?.signal);
   }
 
   private sendParams(input: MessageInput, options: SendOptions | undefined): SendParams {
@@ -226,7 +205,7 @@ export class A2AClient {
   streamMessage(message: MessageInput, options?: SendOptions): EventStream {
     this.requireStreaming('SendStreamingMessage');
     const params = this.sendParams(message, options);
-    return this.runStream((t) => t.streamMessage(params, options), options?.signal);
+    return this.runStream((t, signal) => t.openStream(params, options, signal), options);
   }
 
   /** Fetches a task's current state, artifacts and (some) history. */
@@ -250,7 +229,7 @@ export class A2AClient {
   /** Streams a running task's events (v1.0 starts with a Task snapshot; v0.3 agents differ). */
   subscribe(taskId: string, options?: SubscribeOptions): EventStream {
     this.requireStreaming('SubscribeToTask');
-    return this.runStream((t) => t.subscribe(taskId, options), options?.signal);
+    return this.runStream((t, signal) => t.openSubscription(taskId, options, signal), options);
   }
 
   /** Registers a webhook for a task's updates. */

@@ -31,6 +31,7 @@ import {
   type WireTask,
 } from './wire-schemas.js';
 import { isObject } from '../util/is-object.js';
+import { fastStreamEvent } from './fast-decode.js';
 
 const STATES: Record<string, TaskState> = {
   submitted: 'submitted',
@@ -69,8 +70,9 @@ const STATE_NUMBERS: TaskState[] = [
 
 /** A state this client does not know becomes `unknown` rather than failing the whole answer. */
 export function decodeState(value: string | number): TaskState {
-  if (typeof value === 'number') return STATE_NUMBERS[value] ?? 'unknown';
-  return STATES[value] ?? 'unknown';
+  if (typeof value === 'number') return (Number.isInteger(value) ? STATE_NUMBERS[value] : undefined) ?? 'unknown';
+  // Own keys only: a state named `constructor` or `__proto__` is unknown, not a prototype member.
+  return Object.hasOwn(STATES, value) ? (STATES[value] as TaskState) : 'unknown';
 }
 
 function decodeRole(value: string | number, path: string): Role {
@@ -227,6 +229,11 @@ const WRAPPER_KEYS = ['task', 'message', 'msg', 'statusUpdate', 'artifactUpdate'
  * Tells them apart by the keys present, never by key order.
  */
 export function decodeStreamEvent(value: unknown, dialect: Dialect): StreamEvent {
+  return fastStreamEvent(value, dialect) ?? decodeStreamEventWithSchemas(value, dialect);
+}
+
+/** {@link decodeStreamEvent} without the fast path (tests hold the two against each other). */
+export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): StreamEvent {
   if (!isObject(value)) throw new DecodeError('expected an object');
   const kind = value['kind'];
   if (typeof kind === 'string') {

@@ -1,24 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { TetherError } from '../errors/tether-error.js';
-import { readSseEvents, type SseEvent } from './sse-reader.js';
+import { SseReader, type SseEvent } from './sse-reader.js';
 
-function body(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+/** Feeds the chunks like a body would and returns the events; throws the reader's failure after the events before it. */
+function read(chunks: (string | Uint8Array)[], maxEventSize = 1_000, context = {}): { events: SseEvent[]; failure: TetherError | undefined } {
   const encoder = new TextEncoder();
-  return new ReadableStream({
-    start(controller) {
-      for (const c of chunks) controller.enqueue(typeof c === 'string' ? encoder.encode(c) : c);
-      controller.close();
-    },
-  });
+  const reader = new SseReader(maxEventSize, context);
+  const events: SseEvent[] = [];
+  for (const c of chunks) {
+    events.push(...reader.push(typeof c === 'string' ? encoder.encode(c) : c));
+    if (reader.failure) return { events, failure: reader.failure };
+  }
+  events.push(...reader.end());
+  return { events, failure: reader.failure };
 }
 
 async function collect(chunks: (string | Uint8Array)[], maxEventSize = 1_000): Promise<SseEvent[]> {
-  const out: SseEvent[] = [];
-  for await (const event of readSseEvents(body(chunks), { maxEventSize, context: { operation: 'Test' } })) out.push(event);
-  return out;
+  const { events, failure } = read(chunks, maxEventSize);
+  if (failure) throw failure;
+  return events;
 }
 
-describe('readSseEvents', () => {
+describe('SseReader', () => {
   it('handles LF, CRLF and bare CR line ends', async () => {
     for (const eol of ['\n', '\r\n', '\r']) {
       const events = await collect([`data: {"a":1}${eol}${eol}data: {"a":2}${eol}${eol}`]);
@@ -49,42 +52,25 @@ describe('readSseEvents', () => {
     expect((await collect(['data: complete\n\n', 'data: half\n'])).map((e) => e.data)).toEqual(['complete']);
   });
 
-  it('fails with EVENT_TOO_LARGE on an oversized event, after yielding the earlier ones', async () => {
-    const out: string[] = [];
+  it('fails with EVENT_TOO_LARGE on an oversized event, after yielding the earlier ones', () => {
     const big = 'x'.repeat(200);
-    let error: unknown;
-    try {
-      for await (const e of readSseEvents(body(['data: small\n\n', `data: ${big}\n\n`]), { maxEventSize: 100, context: { operation: 'Op', url: 'http://a/x' } })) {
-        out.push(e.data);
-      }
-    } catch (e) {
-      error = e;
-    }
-    expect(out).toEqual(['small']);
-    expect(error).toBeInstanceOf(TetherError);
-    expect((error as TetherError).code).toBe('EVENT_TOO_LARGE');
-    expect((error as TetherError).message).toContain('Op http://a/x');
+    const { events, failure } = read(['data: small\n\n', `data: ${big}\n\n`], 100, { operation: 'Op', url: 'http://a/x' });
+    expect(events.map((e) => e.data)).toEqual(['small']);
+    expect(failure).toBeInstanceOf(TetherError);
+    expect(failure?.code).toBe('EVENT_TOO_LARGE');
+    expect(failure?.message).toContain('Op http://a/x');
+  });
+
+  it('returns every event one chunk completes, in one call', () => {
+    const reader = new SseReader(1_000, {});
+    const batch = reader.push(new TextEncoder().encode('data: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4'));
+    expect(batch.map((e) => e.data)).toEqual(['1', '2', '3']);
+    expect(reader.push(new TextEncoder().encode('\n\n')).map((e) => e.data)).toEqual(['4']);
+    expect(reader.end()).toEqual([]);
   });
 
   it('fails with EVENT_TOO_LARGE on an unterminated flood, without buffering it all', async () => {
     const flood = Array.from({ length: 50 }, () => 'y'.repeat(100));
     await expect(collect(['data: ', ...flood], 1_000)).rejects.toMatchObject({ code: 'EVENT_TOO_LARGE' });
-  });
-
-  it('reports a broken body as NETWORK', async () => {
-    let pulls = 0;
-    const broken = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulls++ === 0) controller.enqueue(new TextEncoder().encode('data: a\n\n'));
-        else controller.error(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
-      },
-    });
-    const seen: string[] = [];
-    await expect(
-      (async () => {
-        for await (const e of readSseEvents(broken, { maxEventSize: 100, context: {} })) seen.push(e.data);
-      })(),
-    ).rejects.toMatchObject({ code: 'NETWORK', message: expect.stringContaining('UND_ERR_SOCKET other side closed') });
-    expect(seen).toEqual(['a']);
   });
 });

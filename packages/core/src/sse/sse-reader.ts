@@ -1,6 +1,5 @@
-import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { TetherError, type ErrorContext } from '../errors/tether-error.js';
-import { describeCause } from '../http/read-body.js';
 
 /** One server-sent event. */
 export interface SseEvent {
@@ -11,71 +10,71 @@ export interface SseEvent {
   id: string | undefined;
 }
 
-/** Options of {@link readSseEvents}. */
-export interface SseReadOptions {
-  /** The largest single event, in characters of decoded text; larger ones fail with EVENT_TOO_LARGE. */
-  maxEventSize: number;
-  context: ErrorContext;
-}
-
 /**
- * Reads an SSE body: bytes → UTF-8 text (split characters held back) → eventsource-parser
- * (LF, CRLF and bare CR line ends; multi-line `data:` joined) → events.
- * Ends when the body ends; an incomplete trailing event is discarded, as the SSE spec says.
- * Breaking out of the loop cancels the body.
+ * Turns the bytes of an SSE body into events, chunk by chunk: bytes → UTF-8 text (split
+ * characters held back) → eventsource-parser (LF, CRLF and bare CR line ends; multi-line `data:`
+ * joined). Synchronous: one call per network chunk returns every event that chunk completed, so a
+ * reader awaits once per chunk, not once per event.
+ *
+ * An event larger than `maxEventSize` characters sets {@link failure} (`EVENT_TOO_LARGE`); the
+ * events completed before it are still returned. An incomplete trailing event is discarded at the
+ * end, as the SSE spec says.
  */
-export async function* readSseEvents(
-  body: ReadableStream<Uint8Array>,
-  options: SseReadOptions,
-): AsyncGenerator<SseEvent, void, undefined> {
-  const queue: SseEvent[] = [];
-  let failure: TetherError | undefined;
-  const tooLarge = (): TetherError =>
-    new TetherError('EVENT_TOO_LARGE', `an SSE event exceeds ${options.maxEventSize} characters`, options.context);
-  const parser = createParser({
-    maxBufferSize: options.maxEventSize,
-    onEvent(message: EventSourceMessage) {
-      if (message.data.length > options.maxEventSize) {
-        failure ??= tooLarge();
-        return;
-      }
-      queue.push({ data: message.data, event: message.event, id: message.id });
-    },
-    onError(error: ParseError) {
-      if (error.type === 'max-buffer-size-exceeded') failure ??= tooLarge();
-      // Unknown fields and bad `retry:` values are ignored, as browsers do.
-    },
-  });
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let finished = false;
+export class SseReader {
+  /** Set once an event exceeded the size cap; nothing after it is delivered. */
+  failure: TetherError | undefined;
+  private readonly parser: EventSourceParser;
+  private readonly decoder = new TextDecoder();
+  private out: SseEvent[] = [];
   // The parser holds back a trailing CR in case an LF follows; at the end nothing follows.
-  let endsWithCR = false;
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        throw new TetherError('NETWORK', `stream broke: ${describeCause(error)}`, { ...options.context, cause: error });
-      }
-      if (chunk.done) {
-        const rest = decoder.decode();
-        if (rest) parser.feed(rest);
-        if (endsWithCR || rest.endsWith('\r')) parser.feed('\n');
-        break;
-      }
-      const text = decoder.decode(chunk.value, { stream: true });
-      if (text) endsWithCR = text.endsWith('\r');
-      parser.feed(text);
-      while (queue.length > 0) yield queue.shift() as SseEvent;
-      if (failure) throw failure;
+  private endsWithCR = false;
+
+  constructor(
+    private readonly maxEventSize: number,
+    private readonly context: ErrorContext,
+  ) {
+    this.parser = createParser({
+      maxBufferSize: maxEventSize,
+      onEvent: (message) => {
+        if (this.failure) return;
+        if (message.data.length > maxEventSize) this.failure = this.tooLarge();
+        else this.out.push({ data: message.data, event: message.event, id: message.id });
+      },
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') this.failure ??= this.tooLarge();
+        // Unknown fields and bad `retry:` values are ignored, as browsers do.
+      },
+    });
+  }
+
+  private tooLarge(): TetherError {
+    return new TetherError('EVENT_TOO_LARGE', `an SSE event exceeds ${this.maxEventSize} characters`, this.context);
+  }
+
+  /** Reads one chunk of the body; returns the events it completed (often none, often several). */
+  push(chunk: Uint8Array): SseEvent[] {
+    const text = this.decoder.decode(chunk, { stream: true });
+    if (text) {
+      this.endsWithCR = text.charCodeAt(text.length - 1) === 13;
+      this.parser.feed(text);
     }
-    while (queue.length > 0) yield queue.shift() as SseEvent;
-    if (failure) throw failure;
-    finished = true;
-  } finally {
-    if (!finished) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    return this.take();
+  }
+
+  /** The body ended: returns the events the end completed. */
+  end(): SseEvent[] {
+    const rest = this.decoder.decode();
+    if (rest) this.parser.feed(rest);
+    if (this.endsWithCR || rest.endsWith('\r')) this.parser.feed('\n');
+    return this.take();
+  }
+
+  private take(): SseEvent[] {
+    if (this.out.length === 0) return EMPTY;
+    const events = this.out;
+    this.out = [];
+    return events;
   }
 }
+
+const EMPTY: SseEvent[] = [];

@@ -1,11 +1,9 @@
 import { TetherError } from '../errors/tether-error.js';
 import type { StreamEvent } from '../model/types.js';
+import type { EventFeed, StreamItem } from './event-feed.js';
 
-/** One decoded event with the SSE id it came with, if any. */
-export interface StreamItem {
-  event: StreamEvent;
-  id: string | undefined;
-}
+/** Opens the HTTP stream behind an {@link EventStream} (with the stream's own signal). */
+export type FeedOpener = (signal: AbortSignal) => Promise<EventFeed>;
 
 /**
  * A stream of A2A events from `streamMessage()` or `subscribe()`.
@@ -13,7 +11,8 @@ export interface StreamItem {
  * It is an `AsyncIterable` that owns its request: `break` (or `abort()`) closes the connection.
  * It can be iterated once. If the connection ends before a message reply, a terminal or an
  * interrupted state, iteration throws a `TetherError` with code `STREAM_INTERRUPTED` (it never
- * ends silently: a clean early close is not success).
+ * ends silently: a clean early close is not success). `items()` iterates the same events with
+ * the SSE id each one came with.
  */
 export class EventStream implements AsyncIterable<StreamEvent> {
   private consumed = false;
@@ -22,7 +21,7 @@ export class EventStream implements AsyncIterable<StreamEvent> {
 
   /** @internal */
   constructor(
-    private readonly open: (signal: AbortSignal) => AsyncGenerator<StreamItem, void, undefined>,
+    private readonly openFeed: FeedOpener,
     private readonly callerSignal?: AbortSignal | undefined,
   ) {}
 
@@ -36,23 +35,107 @@ export class EventStream implements AsyncIterable<StreamEvent> {
     this.controller.abort(reason);
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<StreamEvent, void, undefined> {
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+    return new StreamIterator(this.start(), (item) => {
+      if (item.id !== undefined) this.last = item.id;
+      return item.event;
+    });
+  }
+
+  /** The events with their SSE ids (`{ event, id }`), for agents that number their events. */
+  items(): AsyncIterable<StreamItem> {
+    return {
+      [Symbol.asyncIterator]: () =>
+        new StreamIterator(this.start(), (item) => {
+          if (item.id !== undefined) this.last = item.id;
+          return item;
+        }),
+    };
+  }
+
+  private start(): Source {
     if (this.consumed) {
       throw new TetherError('INVALID_ARGUMENT', 'this event stream was already iterated; open a new one');
     }
     this.consumed = true;
-    const onCallerAbort = (): void => this.controller.abort(this.callerSignal?.reason);
-    if (this.callerSignal?.aborted) onCallerAbort();
-    else this.callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    try {
-      for await (const item of this.open(this.controller.signal)) {
-        if (item.id !== undefined) this.last = item.id;
-        yield item.event;
-      }
-    } finally {
-      this.callerSignal?.removeEventListener('abort', onCallerAbort);
-      // A consumer that stops early must not leave the connection open.
-      this.controller.abort();
+    const controller = this.controller;
+    const caller = this.callerSignal;
+    const onCallerAbort = (): void => controller.abort(caller?.reason);
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    return {
+      open: () => this.openFeed(controller.signal),
+      signal: controller.signal,
+      release: () => {
+        caller?.removeEventListener('abort', onCallerAbort);
+        // A consumer that stops early must not leave the connection open.
+        controller.abort();
+      },
+    };
+  }
+}
+
+interface Source {
+  open(): Promise<EventFeed>;
+  signal: AbortSignal;
+  release(): void;
+}
+
+/** Hands out the events of each batch one by one; awaits the network only when a batch is used up. */
+class StreamIterator<T> implements AsyncIterator<T> {
+  private feed: EventFeed | undefined;
+  private batch: StreamItem[] = [];
+  private index = 0;
+  private finished = false;
+
+  constructor(
+    private readonly source: Source,
+    private readonly map: (item: StreamItem) => T,
+  ) {}
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.index < this.batch.length) {
+      return Promise.resolve({ value: this.map(this.batch[this.index++] as StreamItem), done: false });
     }
+    return this.fill();
+  }
+
+  private async fill(): Promise<IteratorResult<T>> {
+    if (this.finished) return { value: undefined, done: true };
+    try {
+      this.feed ??= await this.source.open();
+      const batch = await this.feed.read();
+      if (batch === null) {
+        const feed = this.feed;
+        this.finish();
+        if (!feed.complete) {
+          throw new TetherError(
+            'STREAM_INTERRUPTED',
+            `the stream ended after ${feed.count} event(s), before the task reached a terminal or interrupted state`,
+            feed.errorContext(),
+          );
+        }
+        return { value: undefined, done: true };
+      }
+      this.batch = batch;
+      this.index = 1;
+      return { value: this.map(batch[0] as StreamItem), done: false };
+    } catch (error) {
+      this.finish();
+      throw error;
+    }
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.batch = [];
+    this.feed?.close();
+    this.source.release();
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.finish();
+    return Promise.resolve({ value: undefined, done: true });
   }
 }

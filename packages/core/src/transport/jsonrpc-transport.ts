@@ -13,8 +13,9 @@ import {
 import type { Dialect } from '../protocol/dialect.js';
 import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
 import { decodeOrThrow } from './decode-or-throw.js';
-import type { EventStream } from './event-stream.js';
-import { openEventStream, streamError } from './stream-pipeline.js';
+import { EventFeed } from './event-feed.js';
+import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
+import { isObject } from '../util/is-object.js';
 import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
 import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
 
@@ -31,20 +32,24 @@ type Operation =
   | 'pushDelete'
   | 'extendedCard';
 
+/** The operation's name in errors and observability: the v1.0 name, whichever version is spoken. */
+const OPERATIONS: Record<Operation, string> = {
+  send: 'SendMessage',
+  stream: 'SendStreamingMessage',
+  get: 'GetTask',
+  list: 'ListTasks',
+  cancel: 'CancelTask',
+  subscribe: 'SubscribeToTask',
+  pushCreate: 'CreateTaskPushNotificationConfig',
+  pushGet: 'GetTaskPushNotificationConfig',
+  pushList: 'ListTaskPushNotificationConfigs',
+  pushDelete: 'DeleteTaskPushNotificationConfig',
+  extendedCard: 'GetExtendedAgentCard',
+};
+
+/** The JSON-RPC method of an operation, per version (v0.3 has no ListTasks). */
 const METHODS: Record<ProtocolVersion, Partial<Record<Operation, string>>> = {
-  '1.0': {
-    send: 'SendMessage',
-    stream: 'SendStreamingMessage',
-    get: 'GetTask',
-    list: 'ListTasks',
-    cancel: 'CancelTask',
-    subscribe: 'SubscribeToTask',
-    pushCreate: 'CreateTaskPushNotificationConfig',
-    pushGet: 'GetTaskPushNotificationConfig',
-    pushList: 'ListTaskPushNotificationConfigs',
-    pushDelete: 'DeleteTaskPushNotificationConfig',
-    extendedCard: 'GetExtendedAgentCard',
-  },
+  '1.0': OPERATIONS,
   '0.3': {
     send: 'message/send',
     stream: 'message/stream',
@@ -58,6 +63,13 @@ const METHODS: Record<ProtocolVersion, Partial<Record<Operation, string>>> = {
     extendedCard: 'agent/getAuthenticatedExtendedCard',
   },
 };
+
+/** A JSON-RPC response must answer the request it came for: same id (`null` only on an error). */
+function checkResponseId(envelope: Record<string, unknown>, id: number, isError: boolean, context: ErrorContext, code: 'INVALID_RESPONSE' | 'PROTOCOL_VIOLATION'): void {
+  const got = envelope['id'];
+  if (got === id || got === undefined || (got === null && isError)) return;
+  throw new TetherError(code, `the JSON-RPC response id ${JSON.stringify(got)} does not match the request id ${id}`, context);
+}
 
 let nextId = 1;
 
@@ -79,8 +91,8 @@ export class JsonRpcTransport implements Transport {
     if (!method) {
       throw new TetherError(
         'UNSUPPORTED_OPERATION',
-        `${operation} does not exist in A2A v${this.protocolVersion}${operation === 'list' ? ' (ListTasks is new in v1.0)' : ''}`,
-        { url: this.url },
+        `${OPERATIONS[operation]} does not exist in A2A v${this.protocolVersion}${operation === 'list' ? ' (ListTasks is new in v1.0)' : ''}`,
+        { operation: OPERATIONS[operation], url: this.url, maybeDelivered: false },
       );
     }
     return method;
@@ -96,7 +108,7 @@ export class JsonRpcTransport implements Transport {
     const method = this.method(operation);
     const id = nextId++;
     const { body, context } = await this.context.http.json({
-      operation: method,
+      operation: OPERATIONS[operation],
       method: 'POST',
       url: this.url,
       body: { jsonrpc: '2.0', id, method, params: this.params(params) },
@@ -106,58 +118,55 @@ export class JsonRpcTransport implements Transport {
       timeoutMs: options?.timeoutMs,
       taskId,
     });
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    if (!isObject(body)) {
       throw new TetherError('INVALID_RESPONSE', 'the answer is not a JSON-RPC response object', context);
     }
-    const envelope = body as Record<string, unknown>;
-    if (envelope['error'] !== undefined && envelope['error'] !== null) {
-      const parsed = parseAgentError(envelope);
+    const isError = body['error'] !== undefined && body['error'] !== null;
+    checkResponseId(body, id, isError, context, 'INVALID_RESPONSE');
+    if (isError) {
+      const parsed = parseAgentError(body);
       if (parsed) throw createA2AError(parsed.a2aCode, parsed.message, { ...context, data: parsed.data, reason: parsed.reason });
       throw new TetherError('INVALID_RESPONSE', 'malformed JSON-RPC error object', context);
     }
-    if (!('result' in envelope)) {
+    if (!('result' in body)) {
       throw new TetherError('INVALID_RESPONSE', 'JSON-RPC response has neither result nor error', context);
     }
-    return { result: envelope['result'], context };
+    return { result: body['result'], context };
   }
 
-  private stream(operation: Operation, params: Record<string, unknown>, options: SubscribeOptions | undefined, taskId?: string): EventStream {
+  private async feed(
+    operation: Operation,
+    params: Record<string, unknown>,
+    options: SubscribeOptions | undefined,
+    signal: AbortSignal,
+    taskId: string | undefined,
+  ): Promise<EventFeed> {
     const method = this.method(operation);
     const headers = protocolHeaders(this.context, options, 'text/event-stream');
     if (options?.lastEventId !== undefined) headers['Last-Event-ID'] = options.lastEventId;
-    const body = { jsonrpc: '2.0', id: nextId++, method, params: this.params(params) };
-    return openEventStream({
-      open: (signal) =>
-        this.context.http.open({
-          operation: method,
-          method: 'POST',
-          url: this.url,
-          body,
-          headers,
-          expect: 'sse',
-          signal,
-          timeoutMs: options?.timeoutMs,
-          taskId,
-        }),
-      signal: options?.signal,
-      onOpen: options?.onOpen,
+    const id = nextId++;
+    const open = await this.context.http.open({
+      operation: OPERATIONS[operation],
+      method: 'POST',
+      url: this.url,
+      body: { jsonrpc: '2.0', id, method, params: this.params(params) },
+      headers,
+      expect: 'sse',
+      signal,
+      timeoutMs: options?.timeoutMs,
       taskId,
-      dialect: this.dialect,
-      maxEventSize: this.context.maxEventSize,
-      unwrap: (json, sse, context) => {
-        if (typeof json !== 'object' || json === null) {
-          throw new TetherError('MALFORMED_EVENT', 'event is not a JSON-RPC response object', context);
-        }
-        const envelope = json as Record<string, unknown>;
-        if (sse.event === 'error' || (envelope['error'] !== undefined && envelope['error'] !== null)) {
-          throw streamError(json, sse, context);
-        }
-        if (!('result' in envelope)) {
-          throw new TetherError('MALFORMED_EVENT', 'JSON-RPC event has neither result nor error', context);
-        }
-        return envelope['result'];
-      },
     });
+    const dialect = this.dialect;
+    const decode: FrameDecoder = (frame, index, context) => {
+      const json = parseFrame(frame, index, context);
+      if (!isObject(json)) throw new TetherError('MALFORMED_EVENT', `event ${index} is not a JSON-RPC response object`, context);
+      const isError = frame.event === 'error' || (json['error'] !== undefined && json['error'] !== null);
+      checkResponseId(json, id, isError, context, 'PROTOCOL_VIOLATION');
+      if (isError) throw streamError(json, frame, context);
+      if (!('result' in json)) throw new TetherError('MALFORMED_EVENT', `event ${index} has neither result nor error`, context);
+      return decodeFrameEvent(json['result'], dialect, index, context);
+    };
+    return new EventFeed(open, decode, this.context.maxEventSize, { taskId });
   }
 
   async sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
@@ -165,8 +174,8 @@ export class JsonRpcTransport implements Transport {
     return decodeOrThrow(() => decodeSendResult(result, this.dialect), context);
   }
 
-  streamMessage(params: SendParams, options?: CallOptions): EventStream {
-    return this.stream('stream', encodeSendParams(params, this.dialect), options, params.message.taskId);
+  openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
+    return this.feed('stream', encodeSendParams(params, this.dialect), options, signal, params.message.taskId);
   }
 
   async getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
@@ -193,8 +202,8 @@ export class JsonRpcTransport implements Transport {
     return decodeOrThrow(() => decodeTask(result, this.dialect), context);
   }
 
-  subscribe(taskId: string, options?: SubscribeOptions): EventStream {
-    return this.stream('subscribe', { id: taskId }, options, taskId);
+  openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
+    return this.feed('subscribe', { id: taskId }, options, signal, taskId);
   }
 
   async createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {

@@ -13,8 +13,9 @@ import {
 import type { Dialect } from '../protocol/dialect.js';
 import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
 import { decodeOrThrow } from './decode-or-throw.js';
-import type { EventStream } from './event-stream.js';
-import { openEventStream, streamError } from './stream-pipeline.js';
+import { EventFeed } from './event-feed.js';
+import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
+import { isObject } from '../util/is-object.js';
 import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
 import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
 
@@ -74,27 +75,16 @@ export class RestTransport implements Transport {
     return decodeOrThrow(() => decode(body), context);
   }
 
-  private stream(requests: HttpRequest | ((signal: AbortSignal) => Promise<OpenResponse>), options: CallOptions | undefined, taskId: string | undefined): EventStream {
-    const open =
-      typeof requests === 'function'
-        ? requests
-        : (signal: AbortSignal) => this.context.http.open({ ...this.sse(requests), signal });
-    return openEventStream({
-      open,
-      signal: options?.signal,
-      onOpen: options?.onOpen,
-      taskId,
-      dialect: this.dialect,
-      maxEventSize: this.context.maxEventSize,
-      unwrap: (json, sse, context) => {
-        // Mid-stream REST errors are unspecified (#1262): servers send `event: error` with an error body.
-        if (sse.event === 'error') throw streamError(json, sse, context);
-        if (typeof json === 'object' && json !== null && 'error' in json && !('task' in json)) {
-          throw streamError(json, sse, context);
-        }
-        return json;
-      },
-    });
+  private async feed(open: OpenResponse, taskId: string | undefined): Promise<EventFeed> {
+    const dialect = this.dialect;
+    const decode: FrameDecoder = (frame, index, context) => {
+      const json = parseFrame(frame, index, context);
+      // Mid-stream REST errors are unspecified (#1262): servers send `event: error` with an error body.
+      if (frame.event === 'error') throw streamError(json, frame, context);
+      if (isObject(json) && 'error' in json && !('task' in json)) throw streamError(json, frame, context);
+      return decodeFrameEvent(json, dialect, index, context);
+    };
+    return new EventFeed(open, decode, this.context.maxEventSize, { taskId });
   }
 
   private sse(request: HttpRequest): HttpRequest {
@@ -109,12 +99,12 @@ export class RestTransport implements Transport {
     return this.json(request, (body) => decodeSendResult(body, this.dialect));
   }
 
-  streamMessage(params: SendParams, options?: CallOptions): EventStream {
+  async openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
     const request = this.request('SendStreamingMessage', 'POST', this.path('/message:stream'), options, {
       body: encodeSendParams(params, this.dialect),
       taskId: params.message.taskId,
     });
-    return this.stream(request, options, params.message.taskId);
+    return this.feed(await this.context.http.open({ ...this.sse(request), signal }), params.message.taskId);
   }
 
   getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
@@ -152,30 +142,27 @@ export class RestTransport implements Transport {
     return this.json(request, (body) => decodeTask(body, this.dialect));
   }
 
-  subscribe(taskId: string, options?: SubscribeOptions): EventStream {
+  async openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
     const url = this.path(`${this.task(taskId)}:subscribe`);
     const request = (method: 'POST' | 'GET'): HttpRequest => {
-      const base = this.request('SubscribeToTask', method, url, options, { taskId, ...(method === 'POST' ? { body: {} } : {}) });
+      const base = this.request('SubscribeToTask', method, url, options, { taskId, signal, ...(method === 'POST' ? { body: {} } : {}) });
       if (options?.lastEventId !== undefined) base.headers = { ...base.headers, 'Last-Event-ID': options.lastEventId };
       return this.sse(base);
     };
-    const open = async (signal: AbortSignal): Promise<OpenResponse> => {
-      const method = this.subscribeMethod ?? 'POST';
-      try {
-        const response = await this.context.http.open({ ...request(method), signal });
-        this.subscribeMethod = method;
-        return response;
-      } catch (error) {
-        // 404/405 without an A2A error body means "no such route": try GET (a TaskNotFound is also a 404).
-        const wrongMethod =
-          error instanceof TetherError && !(error instanceof A2AError) && (error.status === 404 || error.status === 405);
-        if (this.subscribeMethod !== undefined || method !== 'POST' || !wrongMethod) throw error;
-        const response = await this.context.http.open({ ...request('GET'), signal });
-        this.subscribeMethod = 'GET';
-        return response;
-      }
-    };
-    return this.stream(open, options, taskId);
+    const method = this.subscribeMethod ?? 'POST';
+    let open: OpenResponse;
+    try {
+      open = await this.context.http.open(request(method));
+      this.subscribeMethod = method;
+    } catch (error) {
+      // 404/405 without an A2A error body means "no such route": try GET (a TaskNotFound is also a 404).
+      const wrongMethod =
+        error instanceof TetherError && !(error instanceof A2AError) && (error.status === 404 || error.status === 405);
+      if (this.subscribeMethod !== undefined || method !== 'POST' || !wrongMethod) throw error;
+      open = await this.context.http.open(request('GET'));
+      this.subscribeMethod = 'GET';
+    }
+    return this.feed(open, taskId);
   }
 
   createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {

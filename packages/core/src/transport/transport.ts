@@ -1,7 +1,7 @@
 import type { Binding, ProtocolVersion } from '../card/card-types.js';
 import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage, TaskState } from '../model/types.js';
 import type { SendParams } from '../protocol/encode.js';
-import type { EventStream } from './event-stream.js';
+import type { EventFeed } from './event-feed.js';
 
 /** Per-call options every operation takes. */
 export interface CallOptions {
@@ -43,11 +43,13 @@ export interface Transport {
   readonly protocolVersion: ProtocolVersion;
   readonly url: string;
   sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult>;
-  streamMessage(params: SendParams, options?: CallOptions): EventStream;
+  /** Opens a streaming send (the feed is read by its owner). */
+  openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed>;
   getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task>;
   listTasks(query: ListTasksQuery, options?: CallOptions): Promise<TaskPage>;
   cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task>;
-  subscribe(taskId: string, options?: SubscribeOptions): EventStream;
+  /** Opens a task subscription. */
+  openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed>;
   createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig>;
   getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig>;
   listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]>;

@@ -31,6 +31,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const path = (req.url ?? '/').split('?')[0] ?? '/';
+      answerRequestId(body, res);
       requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
       const match = routes.find(([route]) => route === `${req.method} ${path}` || route === path);
       if (!match) {
@@ -63,6 +64,29 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
   };
 }
 
+/** Stands for "the id of the JSON-RPC request being answered" in frames and bodies a test writes. */
+export const RPC_ID = '$rpc-id';
+const RPC_ID_JSON = JSON.stringify(RPC_ID);
+
+/** Replaces {@link RPC_ID} in everything written to `res` with the id of the JSON-RPC request in `body`. */
+function answerRequestId(body: string, res: ServerResponse): void {
+  let id: unknown;
+  try {
+    id = (JSON.parse(body) as { id?: unknown }).id;
+  } catch {
+    return;
+  }
+  if (id === undefined) return;
+  const real = JSON.stringify(id);
+  const patch = (chunk: unknown): unknown => (typeof chunk === 'string' ? chunk.split(RPC_ID_JSON).join(real) : chunk);
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
+  Object.assign(res, {
+    write: (chunk: unknown, ...rest: unknown[]) => write(patch(chunk), ...rest),
+    end: (chunk?: unknown, ...rest: unknown[]) => end(patch(chunk), ...rest),
+  });
+}
+
 /** Writes a JSON answer. */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
@@ -76,7 +100,7 @@ export function sse(res: ServerResponse, frames: string[], keepOpen = false): vo
 }
 
 /** A `data:` frame holding a JSON-RPC result. */
-export function rpcFrame(result: unknown, id: number | string = 1): string {
+export function rpcFrame(result: unknown, id: number | string = RPC_ID): string {
   return `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`;
 }
 

@@ -1,0 +1,194 @@
+import type { Message, Part, Role, StreamEvent, TaskStatus, TextPart } from '../model/types.js';
+import type { Dialect } from './dialect.js';
+
+// The hot path of a stream: status and artifact updates with text parts, in the shapes the
+// official servers write (v1.0 ProtoJSON wrappers, v0.3 `kind` objects). They are decoded here
+// without the zod schemas. Anything else — another shape, a field of an unexpected type, a field
+// this path does not build (metadata, extensions, file or data parts …) — returns `undefined`,
+// and the caller decodes it with the schemas, which accept or reject it. So this path only ever
+// decides what the schemas would have decided, and builds the same object, key order included
+// (`decode.test.ts` holds the two against each other).
+
+type Json = Record<string, unknown>;
+/** "Not built here": fall back to the schemas. */
+const SLOW = undefined;
+
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** null and undefined are "absent" to the schemas (`optional(nullable(…))`). */
+function absent(value: unknown): value is null | undefined {
+  return value === undefined || value === null;
+}
+
+const FAST_STATES = new Map<unknown, TaskState>([
+  ['TASK_STATE_SUBMITTED', 'submitted'],
+  ['TASK_STATE_WORKING', 'working'],
+  ['TASK_STATE_INPUT_REQUIRED', 'input-required'],
+  ['TASK_STATE_AUTH_REQUIRED', 'auth-required'],
+  ['TASK_STATE_COMPLETED', 'completed'],
+  ['TASK_STATE_FAILED', 'failed'],
+  ['TASK_STATE_CANCELED', 'canceled'],
+  ['TASK_STATE_REJECTED', 'rejected'],
+  ['submitted', 'submitted'],
+  ['working', 'working'],
+  ['input-required', 'input-required'],
+  ['auth-required', 'auth-required'],
+  ['completed', 'completed'],
+  ['failed', 'failed'],
+  ['canceled', 'canceled'],
+  ['rejected', 'rejected'],
+]);
+type TaskState = TaskStatus['state'];
+
+const ROLES = new Map<unknown, Role>([
+  ['ROLE_AGENT', 'agent'],
+  ['ROLE_USER', 'user'],
+  ['agent', 'agent'],
+  ['user', 'user'],
+]);
+
+/** An optional string field: `''`/absent → undefined; `false` → not a string (fall back). */
+function optString(value: unknown): string | undefined | false {
+  if (absent(value) || value === '') return undefined;
+  return typeof value === 'string' ? value : false;
+}
+
+function textPart(wire: unknown): TextPart | undefined {
+  if (!isJson(wire)) return SLOW;
+  const text = wire['text'];
+  const kind = wire['kind'];
+  if (typeof text !== 'string' || !(kind === undefined || kind === 'text')) return SLOW;
+  if (wire['raw'] !== undefined || wire['url'] !== undefined || wire['data'] !== undefined || wire['file'] !== undefined) return SLOW;
+  if (!absent(wire['metadata'])) return SLOW;
+  const mediaType = optString(wire['mediaType']);
+  const filename = optString(wire['filename']);
+  if (mediaType === false || filename === false) return SLOW;
+  const part: TextPart = { kind: 'text', text };
+  if (mediaType !== undefined) part.mediaType = mediaType;
+  if (filename !== undefined) part.filename = filename;
+  return part;
+}
+
+function textParts(list: unknown): Part[] | undefined {
+  if (!Array.isArray(list)) return SLOW;
+  const parts: Part[] = [];
+  for (const wire of list) {
+    const part = textPart(wire);
+    if (part === undefined) return SLOW;
+    parts.push(part);
+  }
+  return parts;
+}
+
+function message(wire: unknown): Message | undefined {
+  if (!isJson(wire)) return SLOW;
+  const messageId = wire['messageId'];
+  const role = ROLES.get(wire['role']);
+  const kind = wire['kind'];
+  if (typeof messageId !== 'string' || role === undefined || !(absent(kind) || typeof kind === 'string')) return SLOW;
+  if (!absent(wire['content']) || !absent(wire['metadata']) || !absent(wire['extensions']) || !absent(wire['referenceTaskIds'])) {
+    return SLOW;
+  }
+  const parts = textParts(wire['parts']);
+  const contextId = optString(wire['contextId']);
+  const taskId = optString(wire['taskId']);
+  if (parts === undefined || contextId === false || taskId === false) return SLOW;
+  const out: Message = { kind: 'message', messageId, role, parts };
+  if (contextId !== undefined) out.contextId = contextId;
+  if (taskId !== undefined) out.taskId = taskId;
+  return out;
+}
+
+function status(wire: unknown): TaskStatus | undefined {
+  if (!isJson(wire)) return SLOW;
+  const state = FAST_STATES.get(wire['state']);
+  if (state === undefined || !absent(wire['update'])) return SLOW;
+  const timestamp = optString(wire['timestamp']);
+  if (timestamp === false) return SLOW;
+  const out: TaskStatus = { state };
+  const raw = wire['message'];
+  if (!absent(raw)) {
+    const decoded = message(raw);
+    if (decoded === undefined) return SLOW;
+    out.message = decoded;
+  }
+  if (timestamp !== undefined) out.timestamp = timestamp;
+  return out;
+}
+
+/** `taskId` (required string) and `contextId` (optional string, absent → `''`). */
+function ids(wire: Json): { taskId: string; contextId: string } | undefined {
+  const taskId = wire['taskId'];
+  const contextId = wire['contextId'];
+  if (typeof taskId !== 'string') return SLOW;
+  if (absent(contextId)) return { taskId, contextId: '' };
+  return typeof contextId === 'string' ? { taskId, contextId } : SLOW;
+}
+
+function optBoolean(value: unknown): boolean | undefined | null {
+  if (absent(value)) return undefined;
+  return typeof value === 'boolean' ? value : null;
+}
+
+function statusUpdate(wire: unknown): StreamEvent | undefined {
+  if (!isJson(wire) || !absent(wire['metadata'])) return SLOW;
+  const id = ids(wire);
+  const decoded = status(wire['status']);
+  const final = optBoolean(wire['final']);
+  const kind = wire['kind'];
+  if (id === undefined || decoded === undefined || final === null || !(absent(kind) || typeof kind === 'string')) return SLOW;
+  const event: StreamEvent = { kind: 'status-update', taskId: id.taskId, contextId: id.contextId, status: decoded };
+  if (final !== undefined) event.final = final;
+  return event;
+}
+
+function artifactUpdate(wire: unknown): StreamEvent | undefined {
+  if (!isJson(wire) || !absent(wire['metadata'])) return SLOW;
+  const id = ids(wire);
+  const append = optBoolean(wire['append']);
+  const lastChunk = optBoolean(wire['lastChunk']);
+  const kind = wire['kind'];
+  const artifact = wire['artifact'];
+  if (id === undefined || append === null || lastChunk === null || !(absent(kind) || typeof kind === 'string') || !isJson(artifact)) {
+    return SLOW;
+  }
+  const artifactId = artifact['artifactId'];
+  if (typeof artifactId !== 'string' || !absent(artifact['metadata']) || !absent(artifact['extensions'])) return SLOW;
+  const parts = textParts(artifact['parts']);
+  const name = optString(artifact['name']);
+  const description = optString(artifact['description']);
+  if (parts === undefined || name === false || description === false) return SLOW;
+  const decoded: { artifactId: string; parts: Part[]; name?: string; description?: string } = { artifactId, parts };
+  if (name !== undefined) decoded.name = name;
+  if (description !== undefined) decoded.description = description;
+  return {
+    kind: 'artifact-update',
+    taskId: id.taskId,
+    contextId: id.contextId,
+    artifact: decoded,
+    append: append ?? false,
+    lastChunk: lastChunk ?? false,
+  };
+}
+
+/**
+ * Decodes the common stream events without the schemas, or returns `undefined` when the event
+ * is not one of the shapes built here (then the schemas decide). v0.3 proto JSON (HTTP+JSON)
+ * always takes the schemas.
+ */
+export function fastStreamEvent(value: unknown, dialect: Dialect): StreamEvent | undefined {
+  if (dialect === 'v03-proto' || !isJson(value)) return SLOW;
+  const kind = value['kind'];
+  if (kind === 'status-update') return statusUpdate(value);
+  if (kind === 'artifact-update') return artifactUpdate(value);
+  if (kind !== undefined) return SLOW;
+  // A v1 StreamResponse: exactly one of the four wrappers.
+  if (!absent(value['task']) || !absent(value['message']) || !absent(value['msg'])) return SLOW;
+  const status = value['statusUpdate'];
+  const artifact = value['artifactUpdate'];
+  if (!absent(status)) return absent(artifact) ? statusUpdate(status) : SLOW;
+  if (!absent(artifact)) return artifactUpdate(artifact);
+  return SLOW;
+}

@@ -1,0 +1,157 @@
+import { TetherError, type ErrorContext } from '../errors/tether-error.js';
+import type { OpenResponse } from '../http/http-client.js';
+import { describeCause } from '../http/read-body.js';
+import { endsStream } from '../model/task-state.js';
+import type { StreamEvent } from '../model/types.js';
+import { SseReader } from '../sse/sse-reader.js';
+import type { FrameDecoder } from './frame.js';
+
+/** One decoded event with the SSE id it came with, if any. */
+export interface StreamItem {
+  event: StreamEvent;
+  /** The SSE `id:` of the frame (agents that number their events); sent as `Last-Event-ID` to resume. */
+  id: string | undefined;
+}
+
+/** The task a stream is about, when known before its first event. */
+export interface FeedIdentity {
+  taskId?: string | undefined;
+  contextId?: string | undefined;
+}
+
+/**
+ * One open SSE response, read in batches: each {@link read} takes one network chunk and returns
+ * every event it completed, decoded, with its SSE id. Everything between the socket and the
+ * caller happens synchronously inside that call (SSE framing, JSON, unwrap, decode, identity check).
+ *
+ * Identity: every event must belong to the stream's task (learned from the first event when not
+ * known up front) and context; an event of another task is a `PROTOCOL_VIOLATION`. Errors never
+ * lose what came before them: the events decoded before a bad frame are returned first, and the
+ * error is thrown by the next `read()`.
+ */
+export class EventFeed {
+  /** Events delivered so far. */
+  count = 0;
+  /** The last event lets the stream end here (a message reply, a terminal or interrupted state, v0.3 `final`). */
+  complete = false;
+  /** The task the events belong to (known up front, or learned from the first event). */
+  taskId: string | undefined;
+  contextId: string | undefined;
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly sse: SseReader;
+  private pending: unknown;
+  private ended = false;
+  private closed = false;
+
+  constructor(
+    private readonly open: OpenResponse,
+    private readonly decode: FrameDecoder,
+    maxEventSize: number,
+    identity: FeedIdentity = {},
+  ) {
+    open.link.clearTimeout();
+    this.taskId = identity.taskId;
+    this.contextId = identity.contextId || undefined;
+    const body = open.response.body;
+    if (!body) throw new TetherError('STREAM_INTERRUPTED', 'the stream has no body', this.errorContext());
+    this.reader = body.getReader();
+    this.sse = new SseReader(maxEventSize, open.context);
+  }
+
+  /** Where this stream is, for errors. */
+  errorContext(): ErrorContext {
+    return { ...this.open.context, taskId: this.taskId };
+  }
+
+  /**
+   * The events of the next network chunk (never an empty array), or `null` once the body ended.
+   * Throws the typed error that ended the stream (`NETWORK`, `ABORTED`, `MALFORMED_EVENT`,
+   * `EVENT_TOO_LARGE`, `PROTOCOL_VIOLATION`, or the agent's `A2AError`).
+   */
+  async read(): Promise<StreamItem[] | null> {
+    for (;;) {
+      if (this.pending !== undefined) throw this.failWith(this.pending);
+      if (this.ended) return null;
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await this.reader.read();
+      } catch (error) {
+        throw this.failWith(
+          this.open.link.errorFor(this.errorContext(), undefined, error) ??
+            new TetherError('NETWORK', `stream broke: ${describeCause(error)}`, { ...this.errorContext(), cause: error }),
+        );
+      }
+      if (this.closed) throw this.failWith(this.aborted());
+      const frames = chunk.done ? this.sse.end() : this.sse.push(chunk.value);
+      if (chunk.done) {
+        this.ended = true;
+        this.open.link.dispose();
+      }
+      const items = frames.length === 0 ? undefined : this.decodeAll(frames);
+      if (this.sse.failure && this.pending === undefined) this.pending = this.sse.failure;
+      if (items !== undefined && items.length > 0) return items;
+    }
+  }
+
+  private decodeAll(frames: readonly { data: string; event: string | undefined; id: string | undefined }[]): StreamItem[] {
+    const items: StreamItem[] = [];
+    for (const frame of frames) {
+      try {
+        const event = this.decode(frame, this.count + 1, this.errorContext());
+        this.checkIdentity(event);
+        this.count++;
+        this.complete = endsStream(event);
+        items.push({ event, id: frame.id });
+      } catch (error) {
+        this.pending = error;
+        break;
+      }
+    }
+    return items;
+  }
+
+  private checkIdentity(event: StreamEvent): void {
+    const taskId = event.kind === 'task' ? event.id : event.taskId;
+    if (taskId !== undefined && taskId !== '') {
+      if (this.taskId === undefined) this.taskId = taskId;
+      else if (taskId !== this.taskId) {
+        throw new TetherError('PROTOCOL_VIOLATION', `an event of task ${JSON.stringify(taskId)} arrived on the stream of task ${JSON.stringify(this.taskId)}`, this.errorContext());
+      }
+    }
+    const contextId = event.contextId;
+    if (contextId !== undefined && contextId !== '') {
+      if (this.contextId === undefined) this.contextId = contextId;
+      else if (contextId !== this.contextId) {
+        throw new TetherError(
+          'PROTOCOL_VIOLATION',
+          `an event of context ${JSON.stringify(contextId)} arrived on the stream of context ${JSON.stringify(this.contextId)}`,
+          this.errorContext(),
+        );
+      }
+    }
+  }
+
+  private aborted(): TetherError {
+    return new TetherError('ABORTED', 'the stream was closed by its reader', this.errorContext());
+  }
+
+  private failWith(error: unknown): unknown {
+    this.ended = true;
+    this.pending = undefined;
+    this.release();
+    return error;
+  }
+
+  /** Stops reading: the body is cancelled (the connection closes); a pending `read()` ends with `ABORTED`. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.release();
+  }
+
+  private release(): void {
+    this.open.link.dispose();
+    this.reader.cancel().catch(() => undefined);
+    this.open.link.controller.abort();
+  }
+}
