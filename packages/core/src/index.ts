@@ -3,14 +3,14 @@
 export { connect } from './client/connect.js';
 export type { ConnectOptions } from './client/connect.js';
 export { A2AClient } from './client/a2a-client.js';
-export type { SendOptions, GetTaskOptions, CancelTaskOptions } from './client/a2a-client.js';
-export { toMessage, randomId } from './client/message-input.js';
-export type { MessageInput } from './client/message-input.js';
+export type { SendOptions, GetTaskOptions, CancelTaskOptions } from './transport/transport.js';
+export { toMessage, randomId } from './model/message-input.js';
+export type { MessageInput } from './model/message-input.js';
 export { DEFAULTS } from './defaults.js';
 export type { ResilienceOptions } from './defaults.js';
 
 export { TaskHandle } from './task/task-handle.js';
-export type { CancelOutcome, CancelOptions, FollowOptions } from './task/task-handle.js';
+export type { CancelOutcome, CancelOptions, FollowOptions } from './task/follower.js';
 export type { StartOptions, ResumeOptions } from './task/start-task.js';
 export type {
   TaskEvent,

@@ -75,7 +75,9 @@ describe('client.start', () => {
     const handle = await client.start('echo hi');
     expect(handle.kind).toBe('message');
     expect(handle.taskId).toBeUndefined();
-    expect(await handle.done()).toMatchObject({ kind: 'message', parts: [{ text: 'echo: echo hi' }] });
+    expect(await handle.result()).toMatchObject({ kind: 'message', parts: [{ text: 'echo: echo hi' }] });
+    expect(handle.message).toMatchObject({ kind: 'message', parts: [{ text: 'echo: echo hi' }] });
+    await expect(handle.done()).rejects.toMatchObject({ code: 'NO_TASK' });
     expect(await collect(handle.events())).toMatchObject([{ type: 'message' }]);
   });
 

@@ -156,5 +156,5 @@ describe('fast stream-event decoding', () => {
     }
     expect(cases).toBeGreaterThan(50_000);
     expect(decided).toBeGreaterThan(cases / 10);
-  });
+  }, 60_000);
 });

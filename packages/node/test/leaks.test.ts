@@ -213,7 +213,7 @@ describe('G8: bounded memory, no leaked resources', () => {
             const handle = await direct.start(`echo ${i}`, { signal });
             expect(handle.kind).toBe('message');
             expect(await readAll(handle, lane)).toHaveLength(1);
-            await handle.done();
+            await handle.result();
             break;
           }
           case 'detach': {

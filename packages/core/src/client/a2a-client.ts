@@ -3,57 +3,21 @@ import { normalizeCard } from '../card/normalize-card.js';
 import { A2AError, VersionNotSupportedError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { HttpClient } from '../http/http-client.js';
-import type {
-  Metadata,
-  PushNotificationConfig,
-  SendResult,
-
-  Task,
-  TaskPage,
-} from '../model/types.js';
+import type { Message, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
 import type { SendParams } from '../protocol/encode.js';
 import type { EventFeed } from '../transport/event-feed.js';
 import { EventStream } from '../transport/event-stream.js';
 import { JsonRpcTransport } from '../transport/jsonrpc-transport.js';
 import { RestTransport } from '../transport/rest-transport.js';
-import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from '../transport/transport.js';
+import type { CallOptions, CancelTaskOptions, GetTaskOptions, ListTasksQuery, SendOptions, SubscribeOptions, Transport } from '../transport/transport.js';
 import type { TransportContext } from '../transport/transport-context.js';
-import { toMessage, type MessageInput } from './message-input.js';
+import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
 import type { TaskStore } from '../store/task-store.js';
-import type { EngineContext } from '../task/engine-context.js';
+import type { AgentFacts, EngineClient, FollowContext } from '../task/follow-context.js';
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { Scheduler } from '../util/scheduler.js';
-
-/** Options of `sendMessage` and `streamMessage`. */
-export interface SendOptions extends CallOptions {
-  /**
-   * `false` (default): the agent answers once the task is terminal or interrupted.
-   * `true`: it answers as soon as the task exists. (v1.0 `returnImmediately`; v0.3 `blocking: false`.)
-   * Streaming ignores it.
-   */
-  returnImmediately?: boolean | undefined;
-  /** Media types the caller accepts in the agent's output. */
-  acceptedOutputModes?: string[] | undefined;
-  /** How many history messages the answer should carry (omit for the agent's default). */
-  historyLength?: number | undefined;
-  /** A webhook to register with the send. */
-  pushNotification?: Omit<PushNotificationConfig, 'taskId'> | undefined;
-  /** Request metadata (not the message's). */
-  metadata?: Metadata | undefined;
-}
-
-/** Options of `getTask`. */
-export interface GetTaskOptions extends CallOptions {
-  /** At most this many of the newest history messages (v1: 0 = none; omit for the agent's default). */
-  historyLength?: number | undefined;
-}
-
-/** Options of `cancelTask`. */
-export interface CancelTaskOptions extends CallOptions {
-  metadata?: Metadata | undefined;
-}
 
 /** What the client was built from; internal to `connect()`. */
 export interface A2AClientInit {
@@ -88,7 +52,7 @@ export class A2AClient {
   private index = 0;
   private transport: Transport;
   private answered = false;
-  private engineContext: EngineContext | undefined;
+  private engineContext: FollowContext | undefined;
 
   /** @internal Use `connect()`. */
   constructor(private readonly init: A2AClientInit) {
@@ -252,9 +216,9 @@ export class A2AClient {
     return this.run((t) => t.deletePushConfig(taskId, configId, options));
   }
 
-  private get engine(): EngineContext {
+  private get engine(): FollowContext {
     this.engineContext ??= {
-      client: this,
+      client: this.engineClient(),
       store: this.init.store,
       scheduler: this.init.scheduler,
       random: this.init.random,
@@ -262,6 +226,38 @@ export class A2AClient {
       newId: this.init.newId,
     };
     return this.engineContext;
+  }
+
+  /** The operations the task engine uses: straight to the transport, no client-side retries. */
+  private engineClient(): EngineClient {
+    const facts = (): AgentFacts => {
+      const version = this.interface.protocolVersion;
+      return {
+        url: this.cardUrl,
+        streaming: this.card.capabilities.streaming === true,
+        listTasks: version === '1.0',
+        subscribeSnapshot: version === '1.0',
+      };
+    };
+    const params = (message: Message, options: SendOptions): SendParams => {
+      const out: SendParams = { message, blocking: !(options.returnImmediately ?? false) };
+      if (options.acceptedOutputModes !== undefined) out.acceptedOutputModes = options.acceptedOutputModes;
+      if (options.historyLength !== undefined) out.historyLength = options.historyLength;
+      if (options.pushNotification !== undefined) out.pushNotification = options.pushNotification;
+      if (options.metadata !== undefined) out.metadata = options.metadata;
+      return out;
+    };
+    return {
+      get agent() {
+        return facts();
+      },
+      sendMessage: (message, options) => this.run((t) => t.sendMessage(params(message, options), options)),
+      openStream: (message, options, signal) => this.run((t) => t.openStream(params(message, options), options, signal)),
+      openSubscription: (taskId, lastEventId, signal) => this.run((t) => t.openSubscription(taskId, { lastEventId }, signal)),
+      getTask: (taskId, options) => this.run((t) => t.getTask(taskId, options.historyLength, options)),
+      listTasks: (query, options) => this.run((t) => t.listTasks(query, options)),
+      cancelTask: (taskId, options) => this.run((t) => t.cancelTask(taskId, options.metadata, options)),
+    };
   }
 
   /** The store where followed tasks are recorded. */

@@ -14,7 +14,7 @@ import { TetherError } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
 import { HttpClient } from '../http/http-client.js';
 import { A2AClient } from './a2a-client.js';
-import { randomId } from './message-input.js';
+import { randomId } from '../model/message-input.js';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions extends NegotiationPreferences {

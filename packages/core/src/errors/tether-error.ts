@@ -25,8 +25,15 @@ export type TetherErrorCode =
   | 'EVENT_TOO_LARGE'
   /** A stream ended before the task reached a terminal or interrupted state. */
   | 'STREAM_INTERRUPTED'
-  /** Retries used up their attempt or time budget. */
+  /** Retries used up their attempt or time budget, or a followed task made no progress for too long. */
   | 'RETRY_EXHAUSTED'
+  /**
+   * A message's answer was lost and nothing can show whether the agent received it (v0.3 has no
+   * ListTasks): it was not sent again. `messageId` names it; look for the task before resending.
+   */
+  | 'DELIVERY_UNKNOWN'
+  /** The agent answered with a message and created no task (see `TaskHandle.message`). */
+  | 'NO_TASK'
   /** A task waited longer than `inputTimeoutMs` for a reply at input-required / auth-required. */
   | 'INPUT_TIMEOUT'
   /** The card lists no interface this client can speak with the given preferences. */
@@ -62,6 +69,8 @@ export interface ErrorContext {
   /** How long the agent asked us to wait (from `Retry-After`). */
   retryAfterMs?: number | undefined;
   taskId?: string | undefined;
+  /** The message the failed call was sending, when there was one. */
+  messageId?: string | undefined;
   /** The start of the response body, for diagnosis (at most 512 characters). */
   bodySnippet?: string | undefined;
 }
@@ -117,6 +126,7 @@ export class TetherError extends Error {
   readonly headers: Record<string, string> | undefined;
   readonly retryAfterMs: number | undefined;
   readonly taskId: string | undefined;
+  readonly messageId: string | undefined;
   readonly bodySnippet: string | undefined;
   /**
    * `false` only when the request surely never reached the agent (connection refused, unknown
@@ -135,6 +145,7 @@ export class TetherError extends Error {
     this.headers = options.headers;
     this.retryAfterMs = options.retryAfterMs;
     this.taskId = options.taskId;
+    this.messageId = options.messageId;
     this.bodySnippet = options.bodySnippet;
     this.maybeDelivered = options.maybeDelivered ?? true;
     this.isRetryable = options.isRetryable ?? defaultRetryable(code, options.status);

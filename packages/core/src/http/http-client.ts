@@ -1,6 +1,6 @@
 import { createA2AError } from '../errors/a2a-errors.js';
 import { parseAgentError } from '../errors/error-body.js';
-import { TetherError, type ErrorContext } from '../errors/tether-error.js';
+import { TetherError, type ErrorContext, type TetherErrorOptions } from '../errors/tether-error.js';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { FetchLike } from './fetch-like.js';
 import { LinkedSignal } from './linked-signal.js';
@@ -216,11 +216,13 @@ export class HttpClient {
     credentialed: boolean,
   ): Promise<TetherError> {
     const headers = headersRecord(response.headers);
-    const full: ErrorContext = {
+    const full: TetherErrorOptions = {
       ...context,
       status: response.status,
       headers,
       retryAfterMs: parseRetryAfter(headers['retry-after'], (this.options.now ?? Date.now)()),
+      // 429 and 503: the agent (or its gateway) refused before acting; the request did nothing.
+      ...(response.status === 429 || response.status === 503 ? { maybeDelivered: false } : {}),
     };
     let text = '';
     try {

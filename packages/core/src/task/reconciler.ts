@@ -1,4 +1,5 @@
-import { isTerminalState } from '../model/task-state.js';
+import { TetherError } from '../errors/tether-error.js';
+import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Artifact, Message, Part, StreamEvent, Task, TaskState, TaskStatus } from '../model/types.js';
 import { partKey } from './part-key.js';
 import type { ArtifactEvent, StatusEvent, TaskEvent } from './task-event.js';
@@ -27,8 +28,14 @@ interface Overlap {
   heldKeys: string[];
 }
 
-const SEEN_MESSAGES = 2048;
-const SEEN_EVENT_IDS = 512;
+/** How many ids each dedupe window remembers (old ones fall out: G8). */
+export interface ReconcilerWindows {
+  messages: number;
+  statuses: number;
+  eventIds: number;
+}
+
+const WINDOWS: ReconcilerWindows = { messages: 2048, statuses: 1024, eventIds: 512 };
 
 function isPrefix(prefix: string[], of: string[]): boolean {
   if (prefix.length > of.length) return false;
@@ -36,10 +43,24 @@ function isPrefix(prefix: string[], of: string[]): boolean {
   return true;
 }
 
-function time(timestamp: string | undefined): number | undefined {
-  if (timestamp === undefined) return undefined;
-  const t = Date.parse(timestamp);
-  return Number.isNaN(t) ? undefined : t;
+/** Equal messages: same id and same content (an agent may grow a message under one id). */
+function sameMessage(a: Message | undefined, b: Message | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.messageId === b.messageId && contentKey(a) === contentKey(b);
+}
+
+function contentKey(message: Message): string {
+  return message.parts.map(partKey).join('\u0001');
+}
+
+/**
+ * What identifies one status the agent sent, for recognising a replay of it: state, message
+ * (id and content) and timestamp. A status with neither a message nor a timestamp has none.
+ */
+function statusSignature(status: TaskStatus): string | undefined {
+  const message = status.message;
+  if (message === undefined && status.timestamp === undefined) return undefined;
+  return `${status.state}\u0000${message ? `${message.messageId}\u0000${contentKey(message)}` : ''}\u0000${status.timestamp ?? ''}`;
 }
 
 /** A bounded insertion-ordered set: old entries fall out (G8). */
@@ -58,29 +79,42 @@ class BoundedSet {
 /**
  * Turns raw protocol events and task snapshots into the app's events and view.
  *
- * The protocol has no event ids or replay, so deduplication is by state:
- * - a status equal to the current one, older than it, repeating a status message already seen,
- *   going back to `submitted`, or coming after a terminal state is dropped (the last is recorded
- *   as a protocol violation);
+ * The protocol has no event ids or replay, so deduplication is by state (see
+ * `docs/design/engine.md`):
+ * - a terminal state always wins, from any source, whatever its timestamp or message id, and
+ *   nothing follows it;
+ * - a change of state is never dropped as a duplicate, with three exceptions that are not news:
+ *   a replay of a status already applied (same state, message and timestamp), a return to
+ *   `submitted`, and — after `reply()` — the pause the reply answered, seen again in a snapshot
+ *   without a new message;
+ * - the same state with the same message (or none) is a repeat; timestamps inform, they never order;
  * - artifact chunks: `append` adds parts, otherwise replace; a replace that is a prefix of what we
  *   hold is a replay, and the appends that follow are matched against our parts until they run past;
  * - a snapshot is authoritative: only what is missing is emitted (a missing suffix as an append,
- *   a divergent artifact as a replace), marked `recovered` after a gap.
+ *   a divergent artifact as a replace), marked `recovered` after a gap;
+ * - identity: a snapshot of another task (or, where both are known, another context) is a
+ *   `PROTOCOL_VIOLATION` and is not applied.
  */
 export class Reconciler {
   contextId: string;
   private status: TaskStatus = { state: 'unknown' };
   private readonly artifacts = new Map<string, LocalArtifact>();
   private history: Message[] = [];
-  private readonly seenMessages = new BoundedSet(SEEN_MESSAGES);
-  private readonly seenEventIds = new BoundedSet(SEEN_EVENT_IDS);
-  private readonly violationLog: string[] = [];
+  private readonly seenMessages: BoundedSet;
+  private readonly seenStatuses: BoundedSet;
+  private readonly seenEventIds: BoundedSet;
+  /** The pause `reply()` answered, until the agent shows a state that is not that pause. */
+  private answered: TaskState | undefined;
 
   constructor(
     readonly taskId: string,
     contextId = '',
+    windows: ReconcilerWindows = WINDOWS,
   ) {
     this.contextId = contextId;
+    this.seenMessages = new BoundedSet(windows.messages);
+    this.seenStatuses = new BoundedSet(windows.statuses);
+    this.seenEventIds = new BoundedSet(windows.eventIds);
   }
 
   get state(): TaskState {
@@ -95,11 +129,6 @@ export class Reconciler {
     return this.status.timestamp;
   }
 
-  /** Protocol violations seen (bounded), e.g. a state after a terminal state. */
-  get violations(): readonly string[] {
-    return this.violationLog;
-  }
-
   /** The assembled artifacts, in first-seen order (copies). */
   assembledArtifacts(): Artifact[] {
     // Same key order as the decoder produces, so a result built here and one fetched compare equal as JSON.
@@ -109,12 +138,34 @@ export class Reconciler {
     });
   }
 
+  /** Whether every artifact is complete (its last chunk arrived, or a terminal snapshot showed it). */
+  artifactComplete(artifactId: string): boolean {
+    return this.artifacts.get(artifactId)?.complete ?? false;
+  }
+
   historySnapshot(): Message[] {
     return [...this.history];
   }
 
-  private violation(text: string): void {
-    if (this.violationLog.length < 32) this.violationLog.push(text);
+  /** The current view as a Task (what `done()` resolves with when no final check is due). */
+  toTask(): Task {
+    const status: TaskStatus = { state: this.status.state };
+    if (this.status.message) status.message = this.status.message;
+    if (this.status.timestamp) status.timestamp = this.status.timestamp;
+    return { kind: 'task', id: this.taskId, contextId: this.contextId, status, artifacts: this.assembledArtifacts(), history: this.historySnapshot() };
+  }
+
+  /**
+   * A reply to the current pause was acknowledged: until the agent shows another state, a snapshot
+   * that still shows this pause without a new message is stale, not a new pause.
+   */
+  replied(): void {
+    if (isInterruptedState(this.status.state)) this.answered = this.status.state;
+  }
+
+  /** The reply could not be delivered: the pause was not answered after all. */
+  forgetReply(): void {
+    this.answered = undefined;
   }
 
   /**
@@ -149,25 +200,30 @@ export class Reconciler {
     }
   }
 
-  private applyStatus(status: TaskStatus, recovered: boolean): StatusEvent[] {
+  /** Whether a status would be applied, and why not (pure). */
+  private verdict(status: TaskStatus): boolean {
     const current = this.status;
-    const messageId = status.message?.messageId;
-    // Replays first: a status message already seen, or a status older than the current one.
-    if (messageId !== undefined && this.seenMessages.has(messageId)) return [];
-    const incoming = time(status.timestamp);
-    const known = time(current.timestamp);
-    if (incoming !== undefined && known !== undefined) {
-      if (incoming < known) return [];
-      if (incoming === known && status.state === current.state) return [];
+    if (isTerminalState(current.state)) return false;
+    if (isTerminalState(status.state)) return true;
+    // The same state again, with no message or the same one, says nothing new.
+    if (status.state === current.state && (status.message === undefined || sameMessage(status.message, current.message))) return false;
+    const signature = statusSignature(status);
+    if (signature !== undefined && this.seenStatuses.has(signature)) return false;
+    if (status.state === 'submitted' && current.state !== 'unknown') return false;
+    if (this.answered !== undefined && status.state === this.answered) {
+      const messageId = status.message?.messageId;
+      if (messageId === undefined || this.seenMessages.has(messageId)) return false;
     }
-    if (status.state === current.state && messageId === current.message?.messageId) return [];
-    if (isTerminalState(current.state)) {
-      this.violation(`state ${status.state} after terminal state ${current.state}`);
-      return [];
-    }
-    if (status.state === 'submitted' && current.state !== 'unknown') return [];
+    return true;
+  }
+
+  private applyStatus(status: TaskStatus, recovered: boolean): StatusEvent[] {
+    if (!this.verdict(status)) return [];
     this.status = status;
-    if (messageId !== undefined) this.seenMessages.add(messageId);
+    const signature = statusSignature(status);
+    if (signature !== undefined) this.seenStatuses.add(signature);
+    if (status.message) this.seenMessages.add(status.message.messageId);
+    if (status.state !== this.answered) this.answered = undefined;
     const event: StatusEvent = { type: 'status', state: status.state };
     if (status.message) event.message = status.message;
     if (status.timestamp !== undefined) event.timestamp = status.timestamp;
@@ -287,6 +343,7 @@ export class Reconciler {
 
   /** Applies an authoritative task snapshot (stream start, GetTask, a poll). */
   applySnapshot(task: Task, options: { recovered: boolean }): TaskEvent[] {
+    this.checkIdentity(task);
     const recovered = options.recovered;
     if (task.contextId) this.contextId = task.contextId;
     const terminal = isTerminalState(task.status.state);
@@ -332,20 +389,28 @@ export class Reconciler {
     return events;
   }
 
+  /** A snapshot must be of this task (and of its context, where both are known). */
+  private checkIdentity(task: Task): void {
+    if (task.id !== this.taskId) {
+      throw new TetherError('PROTOCOL_VIOLATION', `the agent answered with task ${JSON.stringify(task.id)} for task ${JSON.stringify(this.taskId)}`, {
+        taskId: this.taskId,
+      });
+    }
+    if (task.contextId && this.contextId && task.contextId !== this.contextId) {
+      throw new TetherError(
+        'PROTOCOL_VIOLATION',
+        `task ${JSON.stringify(this.taskId)} moved from context ${JSON.stringify(this.contextId)} to ${JSON.stringify(task.contextId)}`,
+        { taskId: this.taskId },
+      );
+    }
+  }
+
   /**
-   * Whether the agent's task is ahead of what we hold (a half-open connection missed it):
-   * a newer status, or artifact content we lack. Does not change anything.
+   * Whether the agent's task is ahead of what we hold (a half-open connection missed it): a
+   * status that would be applied, or artifact content we lack or that differs. Changes nothing.
    */
   isBehind(task: Task): boolean {
-    if (isTerminalState(this.status.state)) return false;
-    const incoming = time(task.status.timestamp);
-    const known = time(this.status.timestamp);
-    const older = incoming !== undefined && known !== undefined && incoming < known;
-    if (!older && task.status.state !== this.status.state) return true;
-    const messageId = task.status.message?.messageId;
-    if (!older && messageId !== undefined && messageId !== this.status.message?.messageId && !this.seenMessages.has(messageId)) {
-      return true;
-    }
+    if (this.verdict(task.status)) return true;
     for (const artifact of task.artifacts) {
       const local = this.artifacts.get(artifact.artifactId);
       if (!local) return true;

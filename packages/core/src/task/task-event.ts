@@ -2,7 +2,7 @@ import type { TetherError } from '../errors/tether-error.js';
 import type { Artifact, Message, Metadata, Part, TaskState } from '../model/types.js';
 
 /** How a task handle is following its task right now. */
-export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'polling' | 'waiting-push' | 'closed';
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'polling' | 'waiting' | 'closed';
 
 /** The task's status changed. Never the same status twice; never anything after a terminal state. */
 export interface StatusEvent {

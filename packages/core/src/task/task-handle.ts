@@ -1,53 +1,22 @@
-import { toMessage, type MessageInput } from '../client/message-input.js';
-import { TaskNotCancelableError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
-import { isInterruptedState } from '../model/task-state.js';
-import type { Message, Task, TaskState } from '../model/types.js';
-import type { TaskRecord } from '../store/task-store.js';
-import type { CallOptions } from '../transport/transport.js';
-import { DeliveryEngine, type Connection } from './delivery-engine.js';
-import type { EngineContext } from './engine-context.js';
+import { toMessage, type MessageInput } from '../model/message-input.js';
+import type { Message, Task } from '../model/types.js';
+import type { SendOptions } from '../transport/transport.js';
 import { EventQueue } from './event-queue.js';
-import { findDelivered, firstEvent, retrySend } from './lost-send.js';
-import type { Reconciler } from './reconciler.js';
+import type { FollowContext } from './follow-context.js';
+import type { CancelOptions, CancelOutcome, TaskFollower } from './follower.js';
 import type { TaskEvent, TaskView } from './task-event.js';
 
-/** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
-export interface CancelOutcome {
-  /** The cancel request was sent. */
-  requested: true;
-  /** The agent reported the task `canceled`. */
-  confirmed: boolean;
-  /** The task's state as the agent reported it (e.g. `completed` if it finished first). */
-  state: TaskState;
-}
-
-/** Options of `cancel()`. */
-export interface CancelOptions extends CallOptions {
-  /** Why (kept in the store and sent as request metadata `a2a-tether/cancel-reason`). */
-  reason?: string | undefined;
-}
-
-/** How a task is followed and how long to wait for a human. */
-export interface FollowOptions {
-  /** `auto` (default): stream if the card says the agent can, else poll. */
-  delivery?: 'auto' | 'stream' | 'poll' | undefined;
-  /** At input-required / auth-required, fail `done()` with INPUT_TIMEOUT after this long without `reply()`. */
-  inputTimeoutMs?: number | undefined;
-  /** With `inputTimeoutMs`: also ask the agent to cancel the task. */
-  cancelOnInputTimeout?: boolean | undefined;
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
+interface Result {
+  promise: Promise<Task>;
+  resolve(task: Task): void;
   reject(error: unknown): void;
 }
 
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
+function result(): Result {
+  let resolve!: (task: Task) => void;
   let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
+  const promise = new Promise<Task>((res, rej) => {
     resolve = res;
     reject = rej;
   });
@@ -57,84 +26,71 @@ function deferred<T>(): Deferred<T> {
 }
 
 /**
- * A task (or a direct message reply) being followed. Hold it to read events, wait for the
- * result, answer the agent, cancel, or stop watching.
+ * A task being followed. Hold it to read events, wait for the result, answer the agent, cancel,
+ * or stop watching. The engine behind it owns every connection; the handle only reads from it
+ * and passes your calls on.
+ *
+ * When the agent answered `start()` with a message instead of creating a task, `kind` is
+ * `'message'`, `message` holds the answer, `events()` yields it once, and `done()` rejects with
+ * `NO_TASK` (use `result()` to accept either).
  */
 export class TaskHandle {
   /** `message` when the agent answered directly, without a task. */
   readonly kind: 'task' | 'message';
-  /** The task id (`undefined` for a message reply). */
-  readonly taskId: string | undefined;
+  /** The agent's direct answer, when it created no task. */
+  readonly message: Message | undefined;
   private readonly queue: EventQueue;
-  private readonly result = deferred<Task | Message>();
-  private readonly engine: DeliveryEngine | undefined;
-  private readonly reconciler: Reconciler | undefined;
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly final = result();
   private settled = false;
 
   /** @internal Use `client.start()` / `client.resume()`. */
   constructor(
-    private readonly context: EngineContext,
-    init:
-      | { kind: 'message'; message: Message }
-      | { kind: 'task'; reconciler: Reconciler; mode: 'stream' | 'poll'; follow: FollowOptions; gap: boolean },
+    private readonly context: FollowContext,
+    private readonly follower: TaskFollower | undefined,
+    message?: Message,
   ) {
-    this.kind = init.kind;
     this.queue = new EventQueue(context.resilience.maxBufferedEvents, () => this.resyncEvents());
-    if (init.kind === 'message') {
-      this.taskId = undefined;
-      this.queue.push([{ type: 'message', message: init.message }]);
+    this.message = message;
+    if (message !== undefined || !follower) {
+      this.kind = 'message';
+      if (message) this.queue.push([{ type: 'message', message }]);
       this.queue.close();
       this.settled = true;
-      this.result.resolve(init.message);
+      this.final.reject(
+        new TetherError('NO_TASK', 'the agent answered with a message and created no task (see handle.message, or use handle.result())', {
+          maybeDelivered: true,
+        }),
+      );
       return;
     }
-    this.taskId = init.reconciler.taskId;
-    this.reconciler = init.reconciler;
-    this.engine = new DeliveryEngine(
-      context,
-      init.reconciler,
-      {
-        emit: (events) => this.onEvents(events),
-        finished: (task) => this.onFinished(task),
-        failed: (error) => this.onFailed(error),
-      },
-      init.mode,
-      { ms: init.follow.inputTimeoutMs, cancel: init.follow.cancelOnInputTimeout ?? false },
-    );
-    this.engine.gap = init.gap;
+    this.kind = 'task';
   }
 
-  /** @internal Starts following (after the first events were applied). */
-  begin(connection?: Connection): void {
-    if (!this.engine) return;
-    if (connection) this.engine.takeOver(connection);
-    void this.engine.run();
+  /** The task id (`undefined` for a message answer). */
+  get taskId(): string | undefined {
+    return this.follower?.taskId;
   }
 
-  /** @internal Continue after a stored SSE id. */
-  resumeFrom(lastEventId: string | undefined): void {
-    this.engine?.resumeFrom(lastEventId);
-  }
-
-  /** @internal Feeds events found before the engine ran (the first events of `start()`). */
-  emitInitial(events: TaskEvent[]): void {
-    this.onEvents(events);
+  /** @internal The follower's sink: what the engine reports. */
+  static sink(handle: () => TaskHandle | undefined): { emit(events: TaskEvent[]): void; finished(task: Task): void; failed(error: TetherError): void } {
+    return {
+      emit: (events) => handle()?.onEvents(events),
+      finished: (task) => handle()?.onFinished(task),
+      failed: (error) => handle()?.onFailed(error),
+    };
   }
 
   /** The task as the app should show it now (a copy). */
   get view(): TaskView {
-    const r = this.reconciler;
-    if (!r) {
-      return { taskId: '', contextId: '', state: 'completed', artifacts: [], history: [], connection: 'closed' };
-    }
+    const r = this.follower?.view;
+    if (!r) return { taskId: '', contextId: '', state: 'unknown', artifacts: [], history: [], connection: 'closed' };
     const view: TaskView = {
       taskId: r.taskId,
       contextId: r.contextId,
       state: r.state,
       artifacts: r.assembledArtifacts(),
       history: r.historySnapshot(),
-      connection: this.engine?.connection ?? 'closed',
+      connection: this.settled ? 'closed' : (this.follower?.connectionState ?? 'closed'),
     };
     if (r.statusMessage) view.statusMessage = r.statusMessage;
     if (r.timestamp) view.timestamp = r.timestamp;
@@ -144,7 +100,7 @@ export class TaskHandle {
   /**
    * The task's events: deduplicated, in order, with `connection` events when the link drops and
    * recovers. One reader at a time; `break` or the signal stop reading (the task keeps running and
-   * the handle keeps following it).
+   * the handle keeps following it); a later reader continues where the last one stopped.
    */
   events(options: { signal?: AbortSignal | undefined } = {}): AsyncIterable<TaskEvent> {
     return { [Symbol.asyncIterator]: () => this.queue.read(options.signal) };
@@ -152,55 +108,30 @@ export class TaskHandle {
 
   /**
    * The final task once it is terminal (`completed`, `failed`, `canceled`, `rejected`), with
-   * exactly the agent's artifacts; or the message, for a direct reply. Rejects with
-   * `RETRY_EXHAUSTED` (the task stays in the store, resumable), `INPUT_TIMEOUT`, `ABORTED`
-   * (detached) or a non-retryable error.
+   * exactly the agent's artifacts. Rejects with the agent's error (an `A2AError` that arrived in
+   * the stream, a `TaskNotFoundError` for a task the agent lost), `RETRY_EXHAUSTED` (the task stays
+   * in the store, resumable), `INPUT_TIMEOUT`, `ABORTED` (detached) or `NO_TASK` (a message answer).
    */
-  done(): Promise<Task | Message> {
-    return this.result.promise;
+  done(): Promise<Task> {
+    return this.final.promise;
+  }
+
+  /** Like {@link done}, but a direct message answer resolves with the message. */
+  result(): Promise<Task | Message> {
+    return this.message !== undefined ? Promise.resolve(this.message) : this.final.promise;
   }
 
   /**
    * Answers the agent at `input-required` / `auth-required`: continues the same task (same task
    * and context ids, a new message id). Resolves once the agent acknowledged the message.
    */
-  async reply(input: MessageInput, options: CallOptions = {}): Promise<void> {
-    const engine = this.engine;
-    const r = this.reconciler;
-    if (!engine || !r) throw new TetherError('INVALID_ARGUMENT', 'a direct message reply has no task to continue');
-    if (engine.isStopped) throw new TetherError('INVALID_ARGUMENT', `task ${r.taskId} is no longer followed (it ended or was detached)`);
-    if (!isInterruptedState(r.state)) {
-      throw new TetherError('INVALID_ARGUMENT', `task ${r.taskId} is ${r.state}, not waiting for input`, { taskId: r.taskId });
-    }
+  async reply(input: MessageInput, options: SendOptions = {}): Promise<void> {
+    const follower = this.follower;
+    const r = follower?.view;
+    if (!follower || !r) throw new TetherError('INVALID_ARGUMENT', 'a direct message answer has no task to continue', { maybeDelivered: false });
     const base = typeof input === 'string' ? { text: input } : input;
     const message = toMessage({ ...base, taskId: r.taskId, contextId: r.contextId }, this.context.newId);
-    const client = this.context.client;
-    // Whether the answer to the reply already showed a new status (else the engine waits for one).
-    let moved = false;
-    const show = (events: TaskEvent[]): void => {
-      moved ||= events.some((e) => e.type === 'status');
-      this.onEvents(events);
-    };
-    await retrySend(this.context, message, async () => {
-      if (engine.mode === 'stream') {
-        const stream = client.streamMessage(message, options);
-        const iterator = stream[Symbol.asyncIterator]();
-        const first = await firstEvent(this.context, stream, iterator);
-        if (!first.done) show(r.applyEvent(first.value, { eventId: stream.lastEventId }));
-        engine.takeOver({ stream, iterator, reconnect: false, delivered: first.done ? 0 : 1 }, !moved);
-      } else {
-        const answer = await client.sendMessage(message, { ...options, returnImmediately: true });
-        if (answer.kind === 'task') show(r.applySnapshot(answer, { recovered: false }));
-        engine.takeOver(undefined, !moved);
-      }
-    }, async () => {
-      const delivered = await findDelivered(this.context, message);
-      if (!delivered) return false;
-      show(r.applySnapshot(delivered, { recovered: true }));
-      engine.gap = true;
-      engine.takeOver(undefined, !moved);
-      return true;
-    });
+    await follower.reply(message, options);
   }
 
   /**
@@ -208,25 +139,11 @@ export class TaskHandle {
    * received the request; cancelling a finished task reports `confirmed: false` with its final state.
    * (Stopping watching is `detach()`, which never cancels.)
    */
-  async cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
-    const r = this.reconciler;
-    if (!r) throw new TetherError('INVALID_ARGUMENT', 'a direct message reply has no task to cancel');
-    const requestedAt = this.context.scheduler.now();
-    this.persist((record) => ({ ...record, cancel: { requestedAt, reason: options.reason } }));
-    const { reason, ...call } = options;
-    let task: Task;
-    try {
-      task = await this.context.client.cancelTask(r.taskId, {
-        ...call,
-        ...(reason === undefined ? {} : { metadata: { 'a2a-tether/cancel-reason': reason } }),
-      });
-    } catch (error) {
-      if (!(error instanceof TaskNotCancelableError)) throw error;
-      task = await this.context.client.getTask(r.taskId, call);
+  cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
+    if (!this.follower) {
+      return Promise.reject(new TetherError('INVALID_ARGUMENT', 'a direct message answer has no task to cancel', { maybeDelivered: false }));
     }
-    this.onEvents(r.applySnapshot(task, { recovered: false }));
-    this.engine?.stateChanged();
-    return { requested: true, confirmed: task.status.state === 'canceled', state: task.status.state };
+    return this.follower.cancel(options);
   }
 
   /**
@@ -235,19 +152,20 @@ export class TaskHandle {
    */
   detach(): void {
     if (this.settled) return;
-    this.engine?.stop();
-    this.settle();
+    this.follower?.detach();
+    this.settled = true;
     this.queue.push([{ type: 'connection', state: 'closed' }]);
     this.queue.close();
-    this.result.reject(
+    this.final.reject(
       new TetherError('ABORTED', `stopped watching task ${this.taskId}; it keeps running (resume it with client.resume)`, {
         taskId: this.taskId,
       }),
     );
   }
 
-  private settle(): void {
-    this.settled = true;
+  /** @internal Resolves when pending store writes are done (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.follower?.flush() ?? Promise.resolve();
   }
 
   private resyncEvents(): TaskEvent[] {
@@ -272,43 +190,20 @@ export class TaskHandle {
   }
 
   private onEvents(events: TaskEvent[]): void {
-    if (this.settled || events.length === 0) return;
-    this.queue.push(events);
-    const status = events.findLast((e) => e.type === 'status');
-    if (status) {
-      const lastEventId = this.engine?.sseId;
-      this.persist((record) => ({ ...record, state: status.state, ...(lastEventId === undefined ? {} : { lastEventId }) }));
-    }
-  }
-
-  /** Serialized store writes: a record never goes backwards because two writes raced. */
-  private persist(change: (record: TaskRecord) => TaskRecord): void {
-    const taskId = this.taskId;
-    if (taskId === undefined) return;
-    const now = this.context.scheduler.now();
-    this.writes = this.writes
-      .then(() => this.context.store.update(taskId, (r) => (r ? { ...change(r), updatedAt: now } : r)))
-      .catch(() => undefined);
+    if (!this.settled) this.queue.push(events);
   }
 
   private onFinished(task: Task): void {
     if (this.settled) return;
-    this.settle();
-    const taskId = this.taskId as string;
-    this.writes = this.writes.then(() => this.context.store.delete(taskId)).catch(() => undefined);
+    this.settled = true;
     this.queue.close();
-    this.result.resolve(task);
+    this.final.resolve(task);
   }
 
   private onFailed(error: TetherError): void {
     if (this.settled) return;
-    this.settle();
+    this.settled = true;
     this.queue.close();
-    this.result.reject(error);
-  }
-
-  /** @internal Resolves when pending store writes are done (tests, shutdown). */
-  flush(): Promise<unknown> {
-    return this.writes;
+    this.final.reject(error);
   }
 }

@@ -17,6 +17,35 @@ export interface CallOptions {
   onOpen?: (() => void) | undefined;
 }
 
+/** Options of `sendMessage` and `streamMessage`. */
+export interface SendOptions extends CallOptions {
+  /**
+   * `false` (default): the agent answers once the task is terminal or interrupted.
+   * `true`: it answers as soon as the task exists. (v1.0 `returnImmediately`; v0.3 `blocking: false`.)
+   * Streaming ignores it.
+   */
+  returnImmediately?: boolean | undefined;
+  /** Media types the caller accepts in the agent's output. */
+  acceptedOutputModes?: string[] | undefined;
+  /** How many history messages the answer should carry (omit for the agent's default). */
+  historyLength?: number | undefined;
+  /** A webhook to register with the send. */
+  pushNotification?: Omit<PushNotificationConfig, 'taskId'> | undefined;
+  /** Request metadata (not the message's). */
+  metadata?: Metadata | undefined;
+}
+
+/** Options of `getTask`. */
+export interface GetTaskOptions extends CallOptions {
+  /** At most this many of the newest history messages (v1: 0 = none; omit for the agent's default). */
+  historyLength?: number | undefined;
+}
+
+/** Options of `cancelTask`. */
+export interface CancelTaskOptions extends CallOptions {
+  metadata?: Metadata | undefined;
+}
+
 /** Filters and paging of `listTasks` (v1.0 only). */
 export interface ListTasksQuery {
   contextId?: string | undefined;

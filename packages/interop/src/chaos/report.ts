@@ -15,6 +15,7 @@ const COLUMNS = [
   'polling',
   'holes',
   'dup-exec',
+  'unknown',
   'failures',
 ] as const;
 
@@ -34,6 +35,7 @@ function row(name: string, r: Omit<ChaosTargetReport, 'target'>): string[] {
     r.pollingFallbacks,
     r.holes,
     r.duplicateExecutions,
+    r.unknownDeliveries,
     r.failures,
   ].map(String);
 }
@@ -55,7 +57,8 @@ export function formatChaosReport(report: ChaosReport, options: { holes?: boolea
     '',
     'cuts = reset + end + stalls; mid-event and utf8 are cuts (of either mode) inside an event / a multi-byte character;',
     'polling = tasks whose handle fell back to polling; holes = tasks whose app view of an artifact missed parts in front (the CI test requires 0)',
-    'for a while; dup-exec = creating messages the agent executed twice.',
+    'for a while; dup-exec = creating messages the agent executed twice; unknown = v0.3 creating sends cut off before any',
+    'event, reported as DELIVERY_UNKNOWN (v0.3 has no ListTasks to look for them) and not sent again.',
   ];
   if (report.capHit !== undefined) out.push('', `STOPPED EARLY: ${report.capHit}`);
   out.push('', report.totals.failures === 0 ? 'No failures.' : `${report.totals.failures} FAILED TASKS (seed ${report.seed}); the first ${report.failures.length}:`);

@@ -1,0 +1,950 @@
+import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a2a-errors.js';
+import { TetherError } from '../errors/tether-error.js';
+import { isInterruptedState, isTerminalState } from '../model/task-state.js';
+import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
+import { TASK_RECORD_VERSION } from '../store/task-store.js';
+import type { EventFeed, StreamItem } from '../transport/event-feed.js';
+import type { CallOptions, SendOptions } from '../transport/transport.js';
+import { sleep } from '../util/scheduler.js';
+import { findDelivered, sendVerdict } from './delivery.js';
+import { finalResult } from './final-check.js';
+import type { FollowContext } from './follow-context.js';
+import { IdleTimer } from './idle-probe.js';
+import { InputWait } from './input-wait.js';
+import { connectionOf, next, type Facts, type Outcome, type Phase } from './phase.js';
+import { PollCadence } from './poll-cadence.js';
+import { Reconciler } from './reconciler.js';
+import { RequestLimiter } from './request-limiter.js';
+import { RetryBudget, type RetryDecision } from './retry-budget.js';
+import { StoreWriter, type RecordChange } from './store-writer.js';
+import type { ConnectionEvent, ConnectionState, TaskEvent } from './task-event.js';
+
+/** How a task is followed and how long to wait for a human. */
+export interface FollowOptions {
+  /** `auto` (default): stream if the card says the agent can, else poll. */
+  delivery?: 'auto' | 'stream' | 'poll' | undefined;
+  /** At input-required / auth-required, fail `done()` with INPUT_TIMEOUT after this long without `reply()`. */
+  inputTimeoutMs?: number | undefined;
+  /** With `inputTimeoutMs`: also ask the agent to cancel the task. */
+  cancelOnInputTimeout?: boolean | undefined;
+}
+
+/** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
+export interface CancelOutcome {
+  /** The cancel request was sent. */
+  requested: true;
+  /** The agent reported the task `canceled`. */
+  confirmed: boolean;
+  /** The task's state as the agent reported it (e.g. `completed` if it finished first). */
+  state: TaskState;
+}
+
+/** Options of `cancel()`. */
+export interface CancelOptions extends CallOptions {
+  /** Why (kept in the store and sent as request metadata `a2a-tether/cancel-reason`). */
+  reason?: string | undefined;
+}
+
+/** Where a follower reports to (its task handle). */
+export interface FollowerSink {
+  emit(events: TaskEvent[]): void;
+  finished(task: Task): void;
+  failed(error: TetherError): void;
+}
+
+/** What the first send of `start()` came back with. */
+export type StartAck = { kind: 'task' } | { kind: 'message'; message: Message };
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+/** One open stream the engine reads: the send's, or a subscription's. */
+interface Connection {
+  feed: EventFeed;
+  /** Aborted when the connection is done with (stops its probe). */
+  controller: AbortController;
+  /** A subscription: its first Task is recovered content. */
+  subscription: boolean;
+  /** Resumed after the agent's own event id: the stream itself fills the gap. */
+  resumedById: boolean;
+  /** The snapshot fetched because this subscription does not start with one (applied before its first live event). */
+  catchUp: Promise<void> | undefined;
+  /** No batch read yet. */
+  fresh: boolean;
+  /** The task moved while this connection was open. */
+  progressed: boolean;
+  /** A probe found the connection in step with the agent. */
+  healthy: boolean;
+  /** Events read (a probe answer is stale if this moved while it was asked). */
+  seen: number;
+}
+
+/** A message on its way (the creating send, or a reply). */
+interface PendingSend {
+  message: Message;
+  purpose: 'start' | 'reply';
+  options: SendOptions;
+  ack: Deferred<StartAck>;
+}
+
+/** The placeholder outcome of a step that was interrupted; the interruption replaces it. */
+const INTERRUPTED: Outcome = { type: 'waited' };
+
+function transient(error: unknown): error is TetherError {
+  return error instanceof TetherError && !(error instanceof A2AError) && error.isRetryable;
+}
+
+/** Failures after which a new connection (and a snapshot) is the answer: the task is fine, one stream was not. */
+function streamMendable(error: unknown): error is TetherError {
+  if (transient(error)) return true;
+  return (
+    error instanceof TetherError &&
+    !(error instanceof A2AError) &&
+    (error.code === 'MALFORMED_EVENT' || error.code === 'EVENT_TOO_LARGE' || error.code === 'PROTOCOL_VIOLATION')
+  );
+}
+
+/** "Cannot subscribe": a finished task (-32004, some servers -32001), no resubscribe (-32601, 404/405/501). */
+function refusesSubscription(error: unknown): boolean {
+  if (error instanceof A2AError) return error.a2aCode === -32004 || error.a2aCode === -32001 || error.a2aCode === -32601;
+  if (!(error instanceof TetherError)) return false;
+  if (error.code === 'UNSUPPORTED_OPERATION') return true;
+  return error.code === 'HTTP_STATUS' && (error.status === 404 || error.status === 405 || error.status === 501);
+}
+
+function asTetherError(error: unknown, taskId: string | undefined): TetherError {
+  if (error instanceof TetherError) return error;
+  return new TetherError('PROTOCOL_VIOLATION', `task engine failed: ${String(error)}`, { taskId, cause: error });
+}
+
+function taskIdOf(event: StreamEvent): string | undefined {
+  return event.kind === 'task' ? event.id : event.taskId;
+}
+
+/**
+ * Follows one task until it ends: the single owner of every stream and request of that task —
+ * the creating send's stream, a reply's stream, each resubscription and each poll. It runs one
+ * phase at a time (`phase.ts`); what a phase's step ends with goes through {@link next} to the next
+ * phase. Progress (the task moved) resets the retry budget; nothing else does, except a healthy
+ * answer (a poll, a probe in step). Every request it makes on its own passes the request-rate ceiling.
+ */
+export class TaskFollower {
+  private phase: Phase;
+  private reconciler: Reconciler | undefined;
+  private writer: StoreWriter | undefined;
+  private conn: Connection | undefined;
+  private pending: PendingSend | undefined;
+  private stepAbort: AbortController | undefined;
+  private interruption: Outcome | undefined;
+  private readonly limiter: RequestLimiter;
+  private readonly budget: RetryBudget;
+  private readonly cadence: PollCadence;
+  private readonly inputWait: InputWait;
+  private readonly stopper = new AbortController();
+  private mode: 'stream' | 'poll';
+  private connection: ConnectionState = 'connecting';
+  private everConnected = false;
+  private retry: RetryDecision | undefined;
+  private futileStreams = 0;
+  private gap: boolean;
+  /** A terminal Task snapshot the agent sent (GetTask, a subscription, a cancel answer): the result. */
+  private finalTask: Task | undefined;
+  private awaitingNews = false;
+  private subscribeRefused = false;
+  private streamRetryMs: number;
+  private streamRetryAt: number | undefined;
+  private pollDelay = 0;
+  private quietSince: number;
+  private behind: Task | undefined;
+  /** The connection that just ended (its progress decides whether it was futile). */
+  private ended: Connection | undefined;
+  private lastEventId: string | undefined;
+  private persisted: RecordChange = {};
+  /** How many times the task moved (a poll compares it to tell a change). */
+  private moves = 0;
+  private running = false;
+  /** Resolves once the task's record is stored (G1). */
+  stored: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly context: FollowContext,
+    private readonly sink: FollowerSink,
+    private readonly options: FollowOptions,
+    resume?: { taskId: string; contextId: string; lastEventId: string | undefined; mode: 'stream' | 'poll' },
+  ) {
+    const { resilience, scheduler, random } = context;
+    this.limiter = new RequestLimiter(resilience.maxRequestsPerWindow, resilience.requestWindowMs, scheduler);
+    this.budget = new RetryBudget(resilience, scheduler, random);
+    this.cadence = new PollCadence(resilience, random);
+    this.inputWait = new InputWait(scheduler, options.inputTimeoutMs, resilience.authRequiredPollMs, (state) => this.inputTimedOut(state));
+    this.streamRetryMs = resilience.streamRetryMs;
+    this.quietSince = scheduler.now();
+    if (resume) {
+      this.mode = resume.mode;
+      this.reconciler = new Reconciler(resume.taskId, resume.contextId);
+      this.writer = new StoreWriter(context.store, resume.taskId, () => scheduler.now());
+      this.lastEventId = resume.lastEventId;
+      this.gap = true;
+      this.phase = resume.mode === 'stream' && context.client.agent.streaming ? { name: 'resubscribing' } : { name: 'polling', delayMs: 0 };
+    } else {
+      this.mode = 'stream';
+      this.gap = false;
+      this.phase = { name: 'sending', purpose: 'start' };
+    }
+  }
+
+  /** The task id, once the agent named it. */
+  get taskId(): string | undefined {
+    return this.reconciler?.taskId;
+  }
+
+  /** The task's reconciled state (for the handle's view). */
+  get view(): Reconciler | undefined {
+    return this.reconciler;
+  }
+
+  get connectionState(): ConnectionState {
+    return this.connection;
+  }
+
+  /** The follow ended (done, failed or detached). */
+  get finished(): boolean {
+    return this.phase.name === 'done' || this.phase.name === 'failed' || this.phase.name === 'detached';
+  }
+
+  /** Sends the creating message and follows the task it creates. Resolves once the agent answered. */
+  start(message: Message, mode: 'stream' | 'poll', options: SendOptions): Promise<StartAck> {
+    this.mode = mode;
+    const ack = deferred<StartAck>();
+    this.pending = { message, purpose: 'start', options, ack };
+    void this.run();
+    return ack.promise;
+  }
+
+  /** Follows a known task (after a restart, a detach, or from another process). */
+  resume(): void {
+    void this.run();
+  }
+
+  /**
+   * Answers the agent at `input-required` / `auth-required`. Resolves once the agent acknowledged
+   * the message (its stream's first event, or its answer).
+   */
+  async reply(message: Message, options: SendOptions): Promise<void> {
+    const r = this.reconciler;
+    if (!r || this.finished) {
+      throw new TetherError('INVALID_ARGUMENT', `task ${r?.taskId ?? ''} is no longer followed (it ended or was detached)`, {
+        taskId: r?.taskId,
+        maybeDelivered: false,
+      });
+    }
+    if (!isInterruptedState(r.state)) {
+      throw new TetherError('INVALID_ARGUMENT', `task ${r.taskId} is ${r.state}, not waiting for input`, { taskId: r.taskId, maybeDelivered: false });
+    }
+    if (this.pending) {
+      throw new TetherError('INVALID_ARGUMENT', `a reply to task ${r.taskId} is already on its way`, { taskId: r.taskId, maybeDelivered: false });
+    }
+    const ack = deferred<StartAck>();
+    this.pending = { message, purpose: 'reply', options, ack };
+    this.inputWait.stop();
+    this.interrupt({ type: 'reply' });
+    await ack.promise;
+  }
+
+  /**
+   * Asks the agent to cancel. A request is not a confirmation: the outcome says whether the agent
+   * reported the task `canceled`; cancelling a finished task reports its final state.
+   */
+  async cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
+    const r = this.reconciler;
+    if (!r) throw new TetherError('INVALID_ARGUMENT', 'no task to cancel yet', { maybeDelivered: false });
+    const { reason, ...call } = options;
+    this.persist({ cancel: { requestedAt: this.context.scheduler.now(), reason } });
+    let task: Task;
+    try {
+      task = await this.context.client.cancelTask(r.taskId, {
+        ...call,
+        ...(reason === undefined ? {} : { metadata: { 'a2a-tether/cancel-reason': reason } }),
+      });
+    } catch (error) {
+      if (!(error instanceof TaskNotCancelableError)) throw error;
+      task = await this.context.client.getTask(r.taskId, { signal: call.signal });
+    }
+    if (!this.finished) {
+      this.absorbSnapshot(task, false);
+      if (isTerminalState(r.state)) this.interrupt({ type: 'state-changed' });
+    }
+    return { requested: true, confirmed: task.status.state === 'canceled', state: task.status.state };
+  }
+
+  /** Stops following: no request is made after this returns. */
+  detach(): void {
+    if (this.finished) return;
+    this.interrupt({ type: 'detach' });
+    this.stopper.abort();
+    this.conn?.feed.close();
+    this.inputWait.stop();
+    if (!this.running) this.phase = { name: 'detached' };
+  }
+
+  /** Resolves when pending store writes are done. */
+  flush(): Promise<void> {
+    return this.writer?.flush() ?? Promise.resolve();
+  }
+
+  private interrupt(outcome: Outcome): void {
+    const rank = (o: Outcome | undefined): number =>
+      o === undefined ? 0 : o.type === 'detach' ? 4 : o.type === 'input-timeout' ? 3 : o.type === 'reply' ? 2 : 1;
+    if (rank(outcome) > rank(this.interruption)) this.interruption = outcome;
+    this.stepAbort?.abort();
+  }
+
+  private inputTimedOut(state: TaskState): void {
+    if (this.reconciler?.state !== state || this.pending) return;
+    const ms = this.options.inputTimeoutMs;
+    this.interrupt({
+      type: 'input-timeout',
+      error: new TetherError('INPUT_TIMEOUT', `no reply within ${ms} ms while the task was ${state}`, { taskId: this.taskId }),
+    });
+  }
+
+  // ── the loop ──────────────────────────────────────────────────────────────────────────────
+
+  private async run(): Promise<void> {
+    this.running = true;
+    this.announce();
+    while (!this.finished) {
+      const controller = new AbortController();
+      this.stepAbort = controller;
+      let outcome: Outcome;
+      try {
+        outcome = await this.step(this.phase, controller.signal);
+      } catch (error) {
+        outcome = { type: 'fatal', error: asTetherError(error, this.taskId) };
+      }
+      if (this.interruption) {
+        outcome = this.interruption;
+        this.interruption = undefined;
+      }
+      if (outcome.type === 'input-timeout' && this.options.cancelOnInputTimeout && this.taskId !== undefined) {
+        await this.context.client.cancelTask(this.taskId, {}).catch(() => undefined);
+      }
+      this.absorb(outcome);
+      this.enter(next(this.phase, outcome, this.facts()));
+    }
+    this.running = false;
+    this.finish();
+  }
+
+  private step(phase: Phase, signal: AbortSignal): Promise<Outcome> {
+    switch (phase.name) {
+      case 'sending':
+        return this.sendStep(signal);
+      case 'live':
+        return this.liveStep(signal);
+      case 'resubscribing':
+        return this.subscribeStep(signal);
+      case 'backing-off':
+        return this.waitStep(phase.delayMs, signal);
+      case 'polling':
+        return this.pollStep(phase.delayMs, signal);
+      case 'waiting-input':
+        return this.inputStep(signal);
+      case 'final-check':
+        return this.finalCheckStep(signal);
+      default:
+        return Promise.resolve({ type: 'detach' });
+    }
+  }
+
+  /** Side effects of an outcome, before the transition: budget, futile streams, the probe's snapshot. */
+  private absorb(outcome: Outcome): void {
+    this.retry = undefined;
+    const ended = this.ended;
+    this.ended = undefined;
+    switch (outcome.type) {
+      case 'behind':
+        if (this.behind) this.absorbSnapshot(this.behind, true);
+        this.behind = undefined;
+        this.gap = true;
+        break;
+      case 'stream-ended':
+      case 'stream-failed': {
+        const state = this.reconciler?.state ?? 'unknown';
+        const atRest = isTerminalState(state) || (isInterruptedState(state) && !this.awaitingNews);
+        if (!atRest) {
+          if (!ended?.progressed && !ended?.healthy) this.countFutile();
+          const error = outcome.type === 'stream-failed' ? outcome.error : undefined;
+          this.retry = this.budget.fail(error?.retryAfterMs);
+        }
+        break;
+      }
+      case 'request-failed':
+        this.retry = this.budget.fail(outcome.error.retryAfterMs);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** A stream ended without moving the task: one more futile stream (or, while polling, a failed try to stream again). */
+  private countFutile(): void {
+    this.futileStreams++;
+    if (this.mode === 'poll') {
+      this.streamRetryMs = Math.min(this.context.resilience.maxStreamRetryMs, this.streamRetryMs * 2);
+      this.streamRetryAt = this.context.scheduler.now() + this.streamRetryMs;
+    }
+  }
+
+  private facts(): Facts {
+    const r = this.context.resilience;
+    const now = this.context.scheduler.now();
+    const quiet = now - this.quietSince;
+    const canStream = this.context.client.agent.streaming && !this.subscribeRefused;
+    return {
+      taskId: this.taskId ?? '',
+      state: this.reconciler?.state ?? 'unknown',
+      mode: canStream ? this.mode : 'poll',
+      awaitingNews: this.awaitingNews,
+      futileStreams: this.futileStreams,
+      futileLimit: r.emptyConnectionsBeforePolling,
+      gap: this.finalTask === undefined && (this.gap || r.finalCheck === 'always'),
+      retry: this.retry,
+      pollDelayMs: this.pollDelay,
+      streamRetryDue: canStream && this.mode === 'poll' && this.streamRetryAt !== undefined && now >= this.streamRetryAt,
+      quietFor: quiet > r.maxQuietMs ? quiet : undefined,
+    };
+  }
+
+  private enter(phase: Phase): void {
+    const before = this.phase;
+    this.phase = phase;
+    if (phase.name === 'polling' && this.mode !== 'poll') {
+      this.mode = 'poll';
+      this.persist({ delivery: 'poll' });
+    }
+    if (phase.name === 'polling' && this.streamRetryAt === undefined) {
+      this.streamRetryAt = this.context.scheduler.now() + this.streamRetryMs;
+    }
+    if (phase.name === 'resubscribing' || phase.name === 'polling' || phase.name === 'backing-off') {
+      if (before.name === 'live' || before.name === 'sending') this.gap = true;
+    }
+    this.announce(before);
+  }
+
+  /** Tells the app about the link, once per change (and per reconnect attempt). */
+  private announce(before?: Phase): void {
+    const phase = this.phase;
+    let state = connectionOf(phase);
+    if (state === undefined || phase.name === 'detached') return;
+    if (state === 'reconnecting' && !this.everConnected) state = 'connecting';
+    const terminal = isTerminalState(this.reconciler?.state ?? 'unknown');
+    // After the task ended nothing but `closed` is news (no "reconnecting" after completion).
+    if (terminal && state !== 'closed') return;
+    const extra: Omit<ConnectionEvent, 'type' | 'state'> = {};
+    if (phase.name === 'backing-off') {
+      extra.attempt = phase.attempt;
+      extra.delayMs = phase.delayMs;
+      extra.error = phase.error;
+    }
+    if (phase.name === 'failed') extra.error = phase.error;
+    if (state === this.connection && phase.name !== 'backing-off') return;
+    if (before?.name === 'backing-off' && phase.name === 'resubscribing' && state === 'reconnecting') return;
+    this.connection = state;
+    if (this.reconciler) this.sink.emit([{ type: 'connection', state, ...extra }]);
+  }
+
+  private finish(): void {
+    this.inputWait.stop();
+    this.stopper.abort();
+    const phase = this.phase;
+    if (phase.name === 'done') {
+      const r = this.reconciler as Reconciler;
+      // A finished task leaves the store (records that outlive their task come with retention, issue 7).
+      this.writer?.delete();
+      this.sink.finished(finalResult(r, this.finalTask));
+    } else if (phase.name === 'failed') {
+      this.sink.failed(phase.error);
+    }
+    if (this.pending) {
+      this.pending.ack.reject(phase.name === 'failed' ? phase.error : new TetherError('ABORTED', 'stopped following the task', { taskId: this.taskId }));
+      this.pending = undefined;
+    }
+  }
+
+  // ── applying what the agent said ──────────────────────────────────────────────────────────
+
+  /** Hands the app what is new; progress (the task moved) resets the budgets. */
+  private deliver(events: TaskEvent[]): void {
+    if (events.length === 0) return;
+    const r = this.reconciler as Reconciler;
+    this.moves++;
+    this.budget.reset();
+    this.futileStreams = 0;
+    this.quietSince = this.context.scheduler.now();
+    if (this.conn) {
+      this.conn.progressed = true;
+      if (this.mode === 'poll' && this.conn.subscription) {
+        // Back on a stream that moves the task: polling is over.
+        this.mode = 'stream';
+        this.streamRetryMs = this.context.resilience.streamRetryMs;
+        this.streamRetryAt = undefined;
+        this.persist({ delivery: 'stream' });
+      }
+    }
+    for (const e of events) {
+      if (e.type === 'status') {
+        this.awaitingNews = false;
+        break;
+      }
+    }
+    this.inputWait.update(r.state, this.pending !== undefined);
+    this.sink.emit(events);
+    this.persist({ state: r.state, ...(this.lastEventId === undefined ? {} : { lastEventId: this.lastEventId }) });
+  }
+
+  private absorbSnapshot(task: Task, recovered: boolean): void {
+    const r = this.reconciler as Reconciler;
+    this.deliver(r.applySnapshot(task, { recovered }));
+    if (isTerminalState(task.status.state) && isTerminalState(r.state)) this.finalTask ??= task;
+  }
+
+  private applyBatch(conn: Connection, batch: StreamItem[]): void {
+    const r = this.reconciler as Reconciler;
+    const events: TaskEvent[] = [];
+    for (const item of batch) {
+      conn.seen++;
+      if (item.id !== undefined) this.lastEventId = item.id;
+      const event = item.event;
+      const recovered = conn.subscription && event.kind === 'task';
+      for (const e of r.applyEvent(event, { recovered, eventId: item.id })) events.push(e);
+      if (event.kind === 'task' && isTerminalState(event.status.state) && isTerminalState(r.state)) this.finalTask ??= event;
+      if (isTerminalState(r.state)) break;
+    }
+    this.deliver(events);
+  }
+
+  private persist(change: RecordChange): void {
+    const writer = this.writer;
+    if (!writer) return;
+    let changed = false;
+    for (const [key, value] of Object.entries(change) as [keyof RecordChange, unknown][]) {
+      if (this.persisted[key] !== value) changed = true;
+    }
+    if (!changed) return;
+    Object.assign(this.persisted, change);
+    writer.update(change);
+  }
+
+  /** The agent named the task: the handle can follow it, and its record is stored (G1). */
+  private identify(taskId: string, contextId: string, mode: 'stream' | 'poll'): void {
+    const now = this.context.scheduler.now();
+    this.reconciler = new Reconciler(taskId, contextId);
+    this.writer = new StoreWriter(this.context.store, taskId, () => this.context.scheduler.now());
+    this.persisted = { state: 'submitted', contextId, delivery: mode };
+    this.stored = this.writer.put({
+      schemaVersion: TASK_RECORD_VERSION,
+      taskId,
+      contextId,
+      agentUrl: this.context.client.agent.url,
+      state: 'submitted',
+      createdAt: now,
+      updatedAt: now,
+      delivery: mode,
+    });
+  }
+
+  // ── steps ─────────────────────────────────────────────────────────────────────────────────
+
+  private async sendStep(signal: AbortSignal): Promise<Outcome> {
+    const pending = this.pending;
+    if (!pending) return { type: 'send-failed', error: new TetherError('INVALID_ARGUMENT', 'nothing to send') };
+    const { message, purpose } = pending;
+    const { resilience, scheduler, random } = this.context;
+    const budget = new RetryBudget(resilience, scheduler, random);
+    if (purpose === 'reply') this.reconciler?.replied();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const ack = this.mode === 'stream' ? await this.sendStreaming(pending, signal) : await this.sendUnary(pending, signal);
+        this.pending = undefined;
+        pending.ack.resolve(ack);
+        if (ack.kind === 'message') return { type: 'detach' };
+        if (purpose === 'reply') this.awaitingNews ||= isInterruptedState(this.reconciler?.state ?? 'unknown');
+        return { type: 'sent', streaming: this.conn !== undefined };
+      } catch (error) {
+        if (signal.aborted) return INTERRUPTED;
+        const verdict = sendVerdict(error);
+        if (verdict === 'answered') return this.sendFailed(pending, asTetherError(error, this.taskId));
+        const failure = asTetherError(error, this.taskId);
+        if (verdict === 'unknown') {
+          let found: Task | undefined;
+          try {
+            found = await findDelivered(this.context, message, this.limiter, signal);
+          } catch (lookError) {
+            if (signal.aborted) return INTERRUPTED;
+            return this.sendFailed(pending, asTetherError(lookError, this.taskId));
+          }
+          if (found) {
+            if (!this.reconciler) this.identify(found.id, found.contextId, this.mode);
+            this.gap = true;
+            // A lookup's answer (ListTasks may omit what it was not asked for) is not the final word: the final check is.
+            this.deliver((this.reconciler as Reconciler).applySnapshot(found, { recovered: true }));
+            this.pending = undefined;
+            pending.ack.resolve({ kind: 'task' });
+            if (purpose === 'reply') this.awaitingNews ||= isInterruptedState(this.reconciler?.state ?? 'unknown');
+            return { type: 'sent', streaming: false };
+          }
+        }
+        const decision = budget.fail(failure.retryAfterMs);
+        if (attempt >= resilience.maxSendAttempts || !decision.retry) {
+          const why = attempt >= resilience.maxSendAttempts ? `${attempt} attempts` : decision.retry ? '' : decision.reason;
+          return this.sendFailed(
+            pending,
+            new TetherError('RETRY_EXHAUSTED', `gave up sending message ${message.messageId} after ${why}: ${failure.message}`, {
+              taskId: message.taskId,
+              messageId: message.messageId,
+              cause: failure,
+            }),
+          );
+        }
+        if (!(await sleep(scheduler, decision.delayMs, signal))) return INTERRUPTED;
+        if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
+      }
+    }
+  }
+
+  private sendFailed(pending: PendingSend, error: TetherError): Outcome {
+    this.pending = undefined;
+    if (pending.purpose === 'reply') this.reconciler?.forgetReply();
+    pending.ack.reject(error);
+    return { type: 'send-failed', error };
+  }
+
+  private async sendStreaming(pending: PendingSend, signal: AbortSignal): Promise<StartAck> {
+    const { feed, batch } = await this.firstBatch(pending, signal);
+    const first = batch?.[0];
+    if (!batch || !first) {
+      feed.close();
+      throw new TetherError('STREAM_INTERRUPTED', 'the stream ended before its first event', {
+        taskId: this.taskId,
+        messageId: pending.message.messageId,
+      });
+    }
+    if (!this.reconciler) {
+      const taskId = taskIdOf(first.event);
+      if (first.event.kind === 'message' || taskId === undefined) {
+        feed.close();
+        if (first.event.kind === 'message') return { kind: 'message', message: first.event };
+        throw new TetherError('PROTOCOL_VIOLATION', 'the first event names no task', { messageId: pending.message.messageId });
+      }
+      this.identify(taskId, first.event.contextId ?? '', 'stream');
+    }
+    const conn = this.open(feed, false, false);
+    this.applyBatch(conn, batch);
+    return { kind: 'task' };
+  }
+
+  private async sendUnary(pending: PendingSend, signal: AbortSignal): Promise<StartAck> {
+    const answer = await this.context.client.sendMessage(pending.message, { ...pending.options, returnImmediately: true, signal });
+    if (answer.kind === 'message') {
+      if (!this.reconciler) return { kind: 'message', message: answer };
+      this.deliver(this.reconciler.applyEvent(answer));
+      return { kind: 'task' };
+    }
+    if (!this.reconciler) this.identify(answer.id, answer.contextId, 'poll');
+    this.absorbSnapshot(answer, false);
+    return { kind: 'task' };
+  }
+
+  /**
+   * Opens a send's stream and reads its first events. Silence — no response headers, or no event —
+   * for `idleProbeMs` is a TIMEOUT: the answer may be lost (the message is then looked for).
+   */
+  private async firstBatch(pending: PendingSend, signal: AbortSignal): Promise<{ feed: EventFeed; batch: StreamItem[] | null }> {
+    const ms = this.context.resilience.idleProbeMs;
+    const { scheduler } = this.context;
+    const attempt = new AbortController();
+    let feed: EventFeed | undefined;
+    let silent = false;
+    const stop = (): void => {
+      attempt.abort();
+      feed?.close();
+    };
+    const timer = ms > 0 ? scheduler.setTimeout(() => ((silent = true), stop()), ms) : undefined;
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      feed = await this.context.client.openStream(pending.message, pending.options, attempt.signal);
+      if (attempt.signal.aborted) throw new TetherError('ABORTED', 'stopped');
+      return { feed, batch: await feed.read() };
+    } catch (error) {
+      feed?.close();
+      if (!silent) throw error;
+      throw new TetherError('TIMEOUT', `no event within ${ms} ms of sending message ${pending.message.messageId}`, {
+        messageId: pending.message.messageId,
+        cause: error,
+      });
+    } finally {
+      if (timer !== undefined) scheduler.clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
+  private open(feed: EventFeed, subscription: boolean, resumedById: boolean): Connection {
+    const conn: Connection = {
+      feed,
+      controller: new AbortController(),
+      subscription,
+      resumedById,
+      catchUp: undefined,
+      fresh: true,
+      progressed: false,
+      healthy: false,
+      seen: 0,
+    };
+    this.conn = conn;
+    this.everConnected = true;
+    return conn;
+  }
+
+  private async liveStep(signal: AbortSignal): Promise<Outcome> {
+    const conn = this.conn;
+    if (!conn) return { type: 'stream-ended' };
+    const r = this.reconciler as Reconciler;
+    const idle: IdleTimer = new IdleTimer(this.context.scheduler, this.context.resilience.idleProbeMs, () =>
+      void this.probe(idle, conn.controller.signal, () => conn.feed.close(), conn),
+    );
+    const onAbort = (): void => conn.feed.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    idle.start();
+    try {
+      if (isTerminalState(r.state)) return { type: 'stream-ended' };
+      for (;;) {
+        const batch = await conn.feed.read();
+        if (batch === null) return { type: 'stream-ended' };
+        idle.touch();
+        if (conn.fresh) {
+          conn.fresh = false;
+          const first = batch[0]?.event;
+          // No snapshot opened this subscription: apply one before the live events (no holes).
+          if (conn.subscription && !conn.resumedById && first?.kind !== 'task') {
+            await (conn.catchUp ??= this.catchUp(signal));
+            if (signal.aborted) return INTERRUPTED;
+          }
+        }
+        this.applyBatch(conn, batch);
+        if (isTerminalState(r.state)) return { type: 'stream-ended' };
+      }
+    } catch (error) {
+      if (this.behind) return { type: 'behind' };
+      if (signal.aborted) return INTERRUPTED;
+      if (conn.subscription && conn.seen === 0 && error instanceof A2AError && refusesSubscription(error)) {
+        return this.settleRefused(signal);
+      }
+      if (streamMendable(error)) {
+        if (error.code === 'PROTOCOL_VIOLATION') this.gap = true;
+        return { type: 'stream-failed', error };
+      }
+      return { type: 'fatal', error: asTetherError(error, this.taskId) };
+    } finally {
+      idle.stop();
+      signal.removeEventListener('abort', onAbort);
+      conn.controller.abort();
+      conn.feed.close();
+      if (this.conn === conn) this.conn = undefined;
+      this.ended = conn;
+    }
+  }
+
+  /**
+   * The silence outlasted `idleProbeMs` — on a live stream, or while a subscription waits for its
+   * response headers: is the agent past us (a half-open connection), or just quiet? `cut` ends the
+   * connection when the agent moved on; `conn` (when open) tells whether events arrived meanwhile.
+   */
+  private async probe(idle: IdleTimer, signal: AbortSignal, cut: () => void, conn?: Connection): Promise<void> {
+    const seen = conn?.seen;
+    const r = this.reconciler as Reconciler;
+    let task: Task;
+    try {
+      if (!(await this.limiter.acquire(signal))) return;
+      task = await this.context.client.getTask(r.taskId, { signal });
+    } catch {
+      // A failed probe proves nothing; look again after the next silence.
+      if (!signal.aborted) idle.start();
+      return;
+    }
+    if (signal.aborted) return;
+    if (conn && conn.seen !== seen) {
+      // The stream moved while we asked: the answer may be older than what it delivered.
+      idle.start();
+      return;
+    }
+    if (r.isBehind(task)) {
+      this.behind = task;
+      cut();
+      return;
+    }
+    if (conn) {
+      conn.healthy = true;
+      if (this.mode === 'poll' && conn.subscription) this.mode = 'stream';
+      this.budget.reset();
+      this.futileStreams = 0;
+      this.quietSince = this.context.scheduler.now();
+    }
+    idle.start();
+  }
+
+  /** GetTask for a subscription that starts without a snapshot; retried through transient failures. */
+  private async catchUp(signal: AbortSignal): Promise<void> {
+    const task = await this.getTaskRetrying(signal);
+    if (task && !signal.aborted) this.absorbSnapshot(task, true);
+  }
+
+  private async getTaskRetrying(signal: AbortSignal): Promise<Task | undefined> {
+    const r = this.reconciler as Reconciler;
+    for (;;) {
+      if (!(await this.limiter.acquire(signal))) return undefined;
+      try {
+        const task = await this.context.client.getTask(r.taskId, { signal });
+        this.budget.reset();
+        return task;
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        if (!transient(error)) throw error;
+        const decision = this.budget.fail(error.retryAfterMs);
+        if (!decision.retry) {
+          throw new TetherError('RETRY_EXHAUSTED', `gave up asking for task ${r.taskId} after ${decision.reason}: ${error.message}`, {
+            taskId: r.taskId,
+            cause: error,
+          });
+        }
+        if (!(await sleep(this.context.scheduler, decision.delayMs, signal))) return undefined;
+      }
+    }
+  }
+
+  private async subscribeStep(signal: AbortSignal): Promise<Outcome> {
+    const r = this.reconciler as Reconciler;
+    if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
+    r.newConnection();
+    const resumeFrom = this.lastEventId;
+    // A subscription whose headers do not come is silence too: probe it like a live stream.
+    const opening = new AbortController();
+    const stop = (): void => opening.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const idle: IdleTimer = new IdleTimer(this.context.scheduler, this.context.resilience.idleProbeMs, () =>
+      void this.probe(idle, opening.signal, stop),
+    );
+    idle.start();
+    let feed: EventFeed;
+    try {
+      feed = await this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal);
+    } catch (error) {
+      if (this.behind) return { type: 'behind' };
+      if (signal.aborted) return INTERRUPTED;
+      if (refusesSubscription(error)) return this.settleRefused(signal);
+      if (streamMendable(error)) return { type: 'stream-failed', error };
+      return { type: 'fatal', error: asTetherError(error, r.taskId) };
+    } finally {
+      idle.stop();
+      signal.removeEventListener('abort', stop);
+    }
+    if (this.behind) {
+      feed.close();
+      return { type: 'behind' };
+    }
+    this.gap = true;
+    const conn = this.open(feed, true, resumeFrom !== undefined);
+    // Agents whose subscriptions start without a snapshot: ask for one now, in parallel.
+    if (!this.context.client.agent.subscribeSnapshot && resumeFrom === undefined) conn.catchUp = this.catchUp(signal);
+    conn.catchUp?.catch(() => undefined);
+    return { type: 'subscribed' };
+  }
+
+  /** Subscribing was refused: GetTask decides (finished → done; else poll, without trying to stream again). */
+  private async settleRefused(signal: AbortSignal): Promise<Outcome> {
+    this.subscribeRefused = true;
+    let task: Task | undefined;
+    try {
+      task = await this.getTaskRetrying(signal);
+    } catch (error) {
+      return { type: 'fatal', error: asTetherError(error, this.taskId) };
+    }
+    if (!task) return INTERRUPTED;
+    this.absorbSnapshot(task, true);
+    return { type: 'refused' };
+  }
+
+  private async waitStep(ms: number, signal: AbortSignal): Promise<Outcome> {
+    await sleep(this.context.scheduler, ms, signal);
+    return { type: 'waited' };
+  }
+
+  private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
+    const r = this.reconciler as Reconciler;
+    if (delayMs > 0 && !(await sleep(this.context.scheduler, delayMs, signal))) return INTERRUPTED;
+    if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
+    let task: Task;
+    try {
+      task = await this.context.client.getTask(r.taskId, { signal });
+    } catch (error) {
+      if (signal.aborted) return INTERRUPTED;
+      if (transient(error)) return { type: 'request-failed', error };
+      return { type: 'fatal', error: asTetherError(error, r.taskId) };
+    }
+    this.budget.reset();
+    const before = this.moves;
+    this.absorbSnapshot(task, false);
+    this.pollDelay = this.cadence.after(this.moves !== before);
+    return { type: 'polled' };
+  }
+
+  private async inputStep(signal: AbortSignal): Promise<Outcome> {
+    const r = this.reconciler as Reconciler;
+    this.inputWait.update(r.state, false);
+    const look = this.inputWait.lookAgainMs(r.state);
+    if (look === undefined) {
+      await sleep(this.context.scheduler, Number.POSITIVE_INFINITY, signal);
+      return INTERRUPTED;
+    }
+    if (!(await sleep(this.context.scheduler, look, signal))) return INTERRUPTED;
+    if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
+    try {
+      this.absorbSnapshot(await this.context.client.getTask(r.taskId, { signal }), false);
+    } catch (error) {
+      if (signal.aborted) return INTERRUPTED;
+      if (!transient(error)) return { type: 'fatal', error: asTetherError(error, r.taskId) };
+    }
+    return { type: 'waited' };
+  }
+
+  private async finalCheckStep(signal: AbortSignal): Promise<Outcome> {
+    const r = this.reconciler as Reconciler;
+    if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
+    let task: Task;
+    try {
+      task = await this.context.client.getTask(r.taskId, { signal });
+    } catch (error) {
+      if (signal.aborted) return INTERRUPTED;
+      // The agent forgot the finished task: what was delivered is all there is.
+      if (error instanceof TaskNotFoundError) return { type: 'checked' };
+      if (transient(error)) return { type: 'request-failed', error };
+      return { type: 'fatal', error: asTetherError(error, r.taskId) };
+    }
+    this.absorbSnapshot(task, true);
+    return { type: 'checked' };
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The task engine's settings and their defaults (`connect(url, { resilience })` overrides any of
+ * them). Every loop of the engine is bounded by these: a reconnect or poll loop ends with the
+ * agent's final state or a typed error, and outside a live stream a followed task makes at most
+ * `maxRequestsPerWindow` requests per `requestWindowMs` (2 per second with the defaults).
+ */
+export const RESILIENCE_DEFAULTS = {
+  /** First reconnect delay ceiling (ms); each delay is random in [0, ceiling] (full jitter). */
+  initialDelayMs: 50,
+  /** Largest reconnect delay ceiling (ms). */
+  maxDelayMs: 15_000,
+  /** Growth of the ceiling per failed attempt. */
+  factor: 2,
+  /** Failed attempts in a row (no progress, no healthy answer in between) before giving up with `RETRY_EXHAUSTED`. */
+  maxAttempts: 12,
+  /** Time from the first failure of a streak before giving up with `RETRY_EXHAUSTED` (ms). */
+  maxElapsedMs: 5 * 60_000,
+  /**
+   * Time without progress while no live stream is open (polling, or reconnecting) before giving up
+   * with `RETRY_EXHAUSTED` (ms; `Infinity` = never). A live stream may stay silent as long as the agent
+   * answers the idle probe; a task waiting for input is not counted.
+   */
+  maxQuietMs: 30 * 60_000,
+  /**
+   * Silence on a live stream after which the agent is asked (GetTask) whether it moved on (ms).
+   * Also the longest wait for the first event of the stream a send opens (`start()`, `reply()`).
+   */
+  idleProbeMs: 30_000,
+  /** Streams in a row that ended or broke without progress before switching to polling. */
+  emptyConnectionsBeforePolling: 3,
+  /** While polling an agent that can stream: first wait before trying to stream again (ms); doubles per failed try. */
+  streamRetryMs: 5_000,
+  /** While polling: the longest wait between tries to stream again (ms). */
+  maxStreamRetryMs: 5 * 60_000,
+  /** Polling: interval right after a change (ms). */
+  pollMinMs: 1_000,
+  /** Polling: interval ceiling while nothing changes (ms). */
+  pollMaxMs: 10_000,
+  /** Polling: growth of the interval per unchanged poll. */
+  pollFactor: 1.5,
+  /** While `auth-required`, how often to look whether the agent resumed on its own (ms; 0 = never). */
+  authRequiredPollMs: 10_000,
+  /** Events kept for `events()` while no one reads them; beyond, the reader gets a resync of the view. */
+  maxBufferedEvents: 2_000,
+  /** Check the final result with GetTask: after a gap only (default), or always. */
+  finalCheck: 'after-gap' as 'after-gap' | 'always',
+  /** Looks (ListTasks on v1.0, GetTask history for a reply) for a send whose answer was lost, before sending again. */
+  lostSendLookups: 3,
+  /** Times a message is sent in all (the first send included) when its answers keep getting lost. */
+  maxSendAttempts: 3,
+  /**
+   * A creating send whose answer was lost, on an agent where nothing can show whether it arrived (v0.3 has
+   * no ListTasks): `false` (default) fails with `DELIVERY_UNKNOWN`; `true` sends it again with the same
+   * message id — only for agents known to deduplicate by message id.
+   */
+  resendUnknownDeliveries: false as boolean,
+  /** The request-rate ceiling outside a live stream: at most this many requests … */
+  maxRequestsPerWindow: 20,
+  /** … in any window of this length (ms). */
+  requestWindowMs: 10_000,
+} as const;
+
+/** The task engine's settings (see {@link RESILIENCE_DEFAULTS}). */
+export type ResilienceOptions = {
+  -readonly [K in keyof typeof RESILIENCE_DEFAULTS]: (typeof RESILIENCE_DEFAULTS)[K] extends number
+    ? number
+    : (typeof RESILIENCE_DEFAULTS)[K];
+};
