@@ -42,3 +42,5 @@ export type { ChaosOptions } from './proxy/chaos.js';
 export type { FaultProxyLogEntry, FaultProxyStats } from './proxy/proxy-stats.js';
 export { ManualScheduler } from './clock/manual-scheduler.js';
 export type { SchedulerLike } from './clock/manual-scheduler.js';
+export { createScaledScheduler } from './clock/scaled-scheduler.js';
+export type { ScaledScheduler } from './clock/scaled-scheduler.js';
