@@ -30,6 +30,7 @@ export class TaskMisbehaviour {
     return this.own.params[key] ?? this.behaviour.misbehaveParams?.[key];
   }
 
+  /** `mbSeed` (the task's own, else the agent-wide one, else 0). */
   get seed(): number {
     return this.param('seed') ?? 0;
   }
