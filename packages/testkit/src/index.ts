@@ -11,6 +11,8 @@ export type {
 export { ScenarioError, parseScenarioCommand } from './agent/scenario.js';
 export type { ScenarioArtifactInput, ScenarioCommand, ScenarioContext, ScenarioFn } from './agent/scenario.js';
 export { BUILT_IN_SCENARIOS } from './agent/scenarios.js';
+export { MISBEHAVIOURS, MISBEHAVIOUR_NAMES, SUBSCRIBE_REFUSALS } from './agent/misbehaviour.js';
+export type { Misbehaviour, MisbehaviourParams, SubscribeRefusal } from './agent/misbehaviour.js';
 export { A2A_ERROR_CODES } from './agent/agent-error.js';
 export type { RecordedRequest } from './agent/recorded-request.js';
 export type {
@@ -42,3 +44,5 @@ export type { ChaosOptions } from './proxy/chaos.js';
 export type { FaultProxyLogEntry, FaultProxyStats } from './proxy/proxy-stats.js';
 export { ManualScheduler } from './clock/manual-scheduler.js';
 export type { SchedulerLike } from './clock/manual-scheduler.js';
+export { createScaledScheduler } from './clock/scaled-scheduler.js';
+export type { ScaledScheduler } from './clock/scaled-scheduler.js';

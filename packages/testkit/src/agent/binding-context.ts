@@ -39,7 +39,12 @@ export function openStream(
   const behaviour = request.options.behaviour;
   const session = new StreamSession(
     { sse: new SseWriter(request.res), encode, encodeError, plainError },
-    { sseIds: behaviour.sseIds === true, closeAtInterrupted: behaviour.closeAtInterrupted !== false },
+    {
+      sseIds: behaviour.sseIds === true,
+      closeAtInterrupted: behaviour.closeAtInterrupted !== false,
+      agentWide: request.ops.agentWideMisbehaviour(),
+      others: (entry) => request.ops.otherTasks(entry),
+    },
   );
   request.res.on('close', () => session.close());
   return session;

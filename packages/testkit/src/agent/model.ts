@@ -100,6 +100,10 @@ export interface TestTaskRecord {
   pushConfigs: TestPushConfig[];
   /** How many events the task emitted so far (the last SSE sequence number). */
   eventCount: number;
+  /** Every state the task was in, in order: one entry per status it emitted, the creation included. */
+  states: TestTaskState[];
+  /** True once the `lose` misbehaviour made the agent forget the task (it answers -32001 about it). */
+  lost?: true | undefined;
 }
 
 export const TERMINAL_STATES: ReadonlySet<TestTaskState> = new Set([

@@ -4,12 +4,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { A2A_ERROR_CODES, AgentError, invalidParams, taskNotFound, unsupportedOperation } from './agent-error.js';
 import { buildCard } from './card.js';
 import type { CardDialect, CardUrls } from './card.js';
+import { parseMisbehaviourSelection } from './misbehaviour.js';
+import type { SubscribeRefusal } from './misbehaviour.js';
 import { clone, firstText, isInterrupted, isTerminal } from './model.js';
 import type { TaskEvent, TaskSnapshot, TestMessage, TestPushConfig, TestTaskState } from './model.js';
 import type { ResolvedOptions } from './options.js';
 import { ScenarioRun } from './scenario-run.js';
 import { parseScenarioCommand } from './scenario.js';
 import type { StreamSession } from './stream-session.js';
+import { taskAsOf } from './task-as-of.js';
+import type { TaskMisbehaviour } from './task-misbehaviour.js';
 import type { TaskEntry, TaskObserver, TaskRegistry } from './task-registry.js';
 import type { PushConfigInput, SendParams, SendResult } from './wire-codec.js';
 
@@ -150,7 +154,8 @@ export class AgentOperations {
   }
 
   private newRun(message: TestMessage): ScenarioRun {
-    const { name } = parseScenarioCommand(firstText(message));
+    const { name, params } = parseScenarioCommand(firstText(message));
+    const misbehaviour = parseMisbehaviourSelection(params);
     const scenarioName = this.options.scenarios[name] !== undefined ? name : 'echo';
     const scenario = this.options.scenarios[scenarioName];
     if (scenario === undefined) throw new AgentError(A2A_ERROR_CODES.internalError, 'No "echo" scenario registered');
@@ -161,6 +166,7 @@ export class AgentOperations {
       clone(message),
       randomUUID(),
       message.contextId ?? randomUUID(),
+      misbehaviour,
     );
   }
 
@@ -185,8 +191,7 @@ export class AgentOperations {
 
   private followUpTarget(message: TestMessage): TaskEntry {
     const taskId = message.taskId ?? '';
-    const entry = this.registry.get(taskId);
-    if (entry === undefined) throw taskNotFound(taskId);
+    const entry = this.entry(taskId);
     if (message.contextId !== undefined && message.contextId !== entry.contextId) {
       throw invalidParams(`contextId ${message.contextId} does not match task ${taskId} (context ${entry.contextId})`);
     }
@@ -209,7 +214,11 @@ export class AgentOperations {
   // --- get / list / cancel ---------------------------------------------------------------------------
 
   get(id: string, historyLength: number | undefined, version: Version): TaskSnapshot {
-    return limitHistory(this.entry(id).snapshot(), historyLength, version);
+    const entry = this.entry(id);
+    // `stale`: now and then an answer shows the task a few events back, until it is terminal.
+    const back = isTerminal(entry.status.state) ? 0 : entry.misbehaviour.nextStaleBack();
+    const task = back === 0 ? entry.snapshot() : taskAsOf(entry, entry.events.length - back);
+    return limitHistory(task, historyLength, version);
   }
 
   list(query: ListTasksQuery): ListTasksResult {
@@ -222,6 +231,7 @@ export class AgentOperations {
     }
     const matching = this.registry
       .all()
+      .filter((entry) => !entry.lost)
       .filter((entry) => query.contextId === undefined || entry.contextId === query.contextId)
       .filter((entry) => query.status === undefined || entry.status.state === query.status)
       .filter((entry) => after === undefined || Date.parse(entry.status.timestamp) >= after)
@@ -268,7 +278,17 @@ export class AgentOperations {
     this.requireStreaming();
     const entry = this.entry(id);
     const behaviour = this.options.behaviour;
+    if (entry.misbehaviour.has('refuseSubscribe')) {
+      refuseSubscription(entry.misbehaviour.refusal, version, session);
+      return;
+    }
     session.bind(entry);
+    if (entry.misbehaviour.has('replayClose')) {
+      // Like a server that only knows finished tasks: the state as it is, then the end, whatever runs on.
+      session.writeSnapshot(entry);
+      session.endNow();
+      return;
+    }
     const afterSeq = behaviour.sseIds === true ? parseLastEventId(lastEventId, entry.id) : undefined;
     if (afterSeq !== undefined) {
       const missed = entry.events.filter((event) => event.seq > afterSeq);
@@ -359,9 +379,20 @@ export class AgentOperations {
 
   // --- helpers ---------------------------------------------------------------------------------------
 
+  /** Misbehaviours of streams that follow no task: the agent-wide ones. */
+  agentWideMisbehaviour(): TaskMisbehaviour {
+    return this.registry.agentWideMisbehaviour();
+  }
+
+  /** The tasks other than `entry` the agent knows (for the `foreign` misbehaviour). */
+  otherTasks(entry: TaskEntry): TaskEntry[] {
+    return this.registry.others(entry);
+  }
+
+  /** A task the agent knows: not there, or forgotten (`lose`), is -32001. */
   private entry(id: string): TaskEntry {
     const entry = this.registry.get(id);
-    if (entry === undefined) throw taskNotFound(id);
+    if (entry === undefined || entry.lost) throw taskNotFound(id);
     return entry;
   }
 
@@ -374,6 +405,22 @@ export class AgentOperations {
       throw new AgentError(A2A_ERROR_CODES.pushNotificationNotSupported, 'Push notifications are not supported by this agent');
     }
   }
+}
+
+/** Bodies of `refuseSubscribe` answers that are not A2A errors, as gateways and frameworks send them. */
+const REFUSAL_BODIES: Readonly<Record<404 | 405 | 501, { contentType: string; body: string }>> = {
+  404: { contentType: 'text/html; charset=utf-8', body: '<!doctype html><html><body><h1>404 Not Found</h1></body></html>\n' },
+  405: { contentType: 'text/plain; charset=utf-8', body: 'Method Not Allowed\n' },
+  501: { contentType: 'application/json', body: '{"detail":"Not Implemented"}' },
+};
+
+/** `refuseSubscribe`: an A2A error (thrown, so the binding answers it) or a plain HTTP answer. */
+function refuseSubscription(refusal: SubscribeRefusal, version: Version, session: StreamSession): void {
+  const method = version === '1.0' ? 'SubscribeToTask' : 'tasks/resubscribe';
+  if (refusal === -32601) throw new AgentError(A2A_ERROR_CODES.methodNotFound, `Method not found: ${method}`);
+  if (refusal === -32004) throw unsupportedOperation(`${method} is not supported by this agent`);
+  const { contentType, body } = REFUSAL_BODIES[refusal];
+  session.refuse(refusal, contentType, body);
 }
 
 /** A blocking send returns once the task is terminal or interrupted. */

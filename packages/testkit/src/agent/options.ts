@@ -1,3 +1,5 @@
+import { checkMisbehaviourNames } from './misbehaviour.js';
+import type { Misbehaviour, MisbehaviourParams } from './misbehaviour.js';
 import type { ScenarioFn } from './scenario.js';
 
 /** A2A protocol versions the fake agent speaks. */
@@ -27,6 +29,13 @@ export interface TestAgentBehaviour {
    * When false, a v1 method name without the header is served as v1.
    */
   requireVersionHeader?: boolean | undefined;
+  /**
+   * Misbehaviours of every task, on top of those a task selects in its own text (`misbehave=…`); see
+   * `MISBEHAVIOURS`. Default none.
+   */
+  misbehave?: readonly Misbehaviour[] | undefined;
+  /** Parameters of the misbehaviours (a task's own `mb*` parameters win over these). */
+  misbehaveParams?: MisbehaviourParams | undefined;
 }
 
 /** Credentials the agent accepts. Any configured scheme is enough (OR). */
@@ -123,6 +132,7 @@ export function resolveOptions(options: TestAgentOptions, builtIns: Record<strin
   const bindings = options.bindings ?? d.bindings;
   if (versions.length === 0) throw new Error('startTestAgent: versions must not be empty');
   if (bindings.length === 0) throw new Error('startTestAgent: bindings must not be empty');
+  checkMisbehaviourNames(options.behaviour?.misbehave ?? []);
   let basePath = options.basePath ?? d.basePath;
   if (basePath !== '' && !basePath.startsWith('/')) basePath = `/${basePath}`;
   basePath = basePath.replace(/\/+$/, '');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { A2A_ERROR_CODES, AgentError } from './agent-error.js';
+import type { MisbehaviourSelection } from './misbehaviour.js';
 import { firstText, isTerminal } from './model.js';
 import type { TestMessage, TestPart, TestTaskState } from './model.js';
 import { ScenarioError, parseScenarioCommand } from './scenario.js';
@@ -41,6 +42,8 @@ export class ScenarioRun {
     private readonly userMessage: TestMessage,
     readonly taskId: string,
     readonly contextId: string,
+    /** Misbehaviours the user message selected for the task this run creates. */
+    private readonly misbehaviour?: MisbehaviourSelection,
   ) {}
 
   /** Follow this run; moves to the task's observers once the task exists. Returns an unsubscribe function. */
@@ -155,7 +158,7 @@ export class ScenarioRun {
     const userMessage: TestMessage = { ...this.userMessage, taskId: this.taskId, contextId: this.contextId };
     const observers = [...this.pending];
     this.pending.clear();
-    this.entry = this.registry.create(this.taskId, this.contextId, userMessage, statusMessage, observers, this);
+    this.entry = this.registry.create(this.taskId, this.contextId, userMessage, statusMessage, observers, this, this.misbehaviour);
     return this.entry;
   }
 

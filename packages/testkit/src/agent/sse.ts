@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 
 /**
@@ -32,14 +33,32 @@ export class SseWriter {
     this.res.flushHeaders();
   }
 
-  send(data: unknown, options: { id?: string | undefined; event?: string | undefined } = {}): void {
+  /**
+   * Write one event. `rs` puts an RFC 7464 record separator (0x1E) before the JSON, as some servers do
+   * (the `rs` misbehaviour).
+   */
+  send(
+    data: unknown,
+    options: { id?: string | undefined; event?: string | undefined; rs?: boolean | undefined } = {},
+  ): void {
     if (this.isEnded) return;
     this.start();
     let frame = '';
     if (options.event !== undefined) frame += `event: ${options.event}\n`;
     if (options.id !== undefined) frame += `id: ${options.id}\n`;
-    frame += `data: ${JSON.stringify(data)}\n\n`;
+    frame += `data: ${options.rs === true ? '\u001e' : ''}${JSON.stringify(data)}\n\n`;
     this.res.write(frame);
+  }
+
+  /**
+   * Answer with a plain HTTP response instead of an event stream (nothing was streamed yet), e.g. a
+   * gateway's 404 page. Ignored once the stream started.
+   */
+  refuse(status: number, contentType: string, body: string): void {
+    if (this.started || this.isEnded) return;
+    this.ended = true;
+    this.res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+    this.res.end(body);
   }
 
   end(): void {

@@ -1,7 +1,9 @@
-import type { AgentError } from './agent-error.js';
+import { AgentError } from './agent-error.js';
+import { foreignItems } from './foreign-events.js';
 import { isInterrupted, isTerminal } from './model.js';
 import type { TaskEvent, TestMessage, TestTaskState } from './model.js';
 import type { SseWriter } from './sse.js';
+import type { TaskMisbehaviour } from './task-misbehaviour.js';
 import type { TaskEntry, TaskObserver } from './task-registry.js';
 import type { StreamItem } from './wire-codec.js';
 
@@ -41,10 +43,21 @@ export function eventToItem(event: TaskEvent, closeAtInterrupted: boolean): Stre
   }
 }
 
+/** Settings of one {@link StreamSession}. */
+export interface StreamSessionOptions {
+  sseIds: boolean;
+  closeAtInterrupted: boolean;
+  /** Misbehaviours while the stream follows no task yet (or never will: a Message reply). */
+  agentWide: TaskMisbehaviour;
+  /** Other tasks the agent knows, for the `foreign` misbehaviour. */
+  others(entry: TaskEntry): TaskEntry[];
+}
+
 /**
  * One open SSE response following a task (or a run that has not created its task yet). It decides what
  * goes out — snapshot, replayed events, live events — and when the stream ends: after a terminal state,
- * after an interrupted state when `closeAtInterrupted`, or when the scenario run finished.
+ * after an interrupted state when `closeAtInterrupted`, or when the scenario run finished. The task's
+ * misbehaviours (see `MISBEHAVIOURS`) are applied here, on the way out.
  */
 export class StreamSession implements TaskObserver {
   private entry: TaskEntry | undefined;
@@ -55,11 +68,15 @@ export class StreamSession implements TaskObserver {
 
   constructor(
     private readonly sink: StreamSink,
-    private readonly options: { sseIds: boolean; closeAtInterrupted: boolean },
+    private readonly options: StreamSessionOptions,
   ) {}
 
   get finished(): boolean {
     return this.done || this.sink.sse.isEnded;
+  }
+
+  private get misbehaviour(): TaskMisbehaviour {
+    return this.entry?.misbehaviour ?? this.options.agentWide;
   }
 
   /** The task this stream follows, when it already exists. */
@@ -78,9 +95,9 @@ export class StreamSession implements TaskObserver {
     this.snapshotNext = true;
   }
 
-  /** Write the current task as a snapshot; ends the stream if the task settled. */
+  /** A subscription's snapshot of the current task; ends the stream if the task settled. */
   writeSnapshot(entry: TaskEntry): void {
-    this.write({ kind: 'task', task: entry.snapshot() }, entry, entry.events.length);
+    this.writeTask(entry);
     this.endIfSettled(entry.status.state);
   }
 
@@ -94,6 +111,17 @@ export class StreamSession implements TaskObserver {
     if (this.finished) return;
     this.endIfSettled(entry.status.state);
     if (!this.finished && entry.run?.active !== true) this.finish();
+  }
+
+  /** End the body now, cleanly (`replayClose`). */
+  endNow(): void {
+    this.finish();
+  }
+
+  /** Answer with a plain HTTP status and a non-A2A body instead of a stream (`refuseSubscribe`). */
+  refuse(status: number, contentType: string, body: string): void {
+    this.close();
+    this.sink.sse.refuse(status, contentType, body);
   }
 
   /** The client went away: stop observing, write nothing. */
@@ -111,22 +139,55 @@ export class StreamSession implements TaskObserver {
   event(event: TaskEvent, entry: TaskEntry): void {
     if (this.finished) return;
     this.entry = entry;
+    const mb = entry.misbehaviour;
+    // `lose`: the event that made the agent forget the task was the last one out; nothing follows.
+    if (mb.lostWith(event.seq - 1)) {
+      this.finish();
+      return;
+    }
+    if (mb.has('streamError') && event.seq === mb.errorAt) {
+      this.writeError(new AgentError(mb.errorCode, `Agent failed while streaming task ${entry.id} (misbehaviour streamError)`));
+      this.finish();
+      return;
+    }
     if (this.snapshotNext) {
       this.snapshotNext = false;
-      this.writeSnapshot(entry);
+      if (this.hidesTerminal(entry.status.state)) {
+        this.finish();
+        return;
+      }
+      this.writeTask(entry);
+      this.afterEvent(event.seq, entry, entry.status.state);
       return;
     }
     const item = eventToItem(event, this.options.closeAtInterrupted);
+    if (item.kind === 'status' && this.hidesTerminal(item.status.state)) {
+      this.finish();
+      return;
+    }
     this.write(item, entry, event.seq);
-    if (item.kind === 'task') this.endIfSettled(item.task.status.state);
-    if (item.kind === 'status') this.endIfSettled(item.status.state);
+    if (item.kind === 'task') {
+      for (let i = mb.snapshotRepeats(event.seq); i > 0 && item.task.artifacts.length === 0; i--) this.write(item, entry, event.seq);
+      this.afterEvent(event.seq, entry, item.task.status.state);
+      return;
+    }
+    if (item.kind === 'status') {
+      for (let i = mb.statusRepeats(event.seq); i > 0; i--) this.write(item, entry, event.seq);
+      if (isTerminal(item.status.state) && mb.has('afterTerminal')) {
+        const later = new Date(Date.parse(item.status.timestamp) + 1).toISOString();
+        this.write({ ...item, status: { state: 'working', timestamp: later }, final: false }, entry, event.seq);
+      }
+      this.afterEvent(event.seq, entry, item.status.state);
+      return;
+    }
+    this.afterEvent(event.seq, entry, undefined);
   }
 
   end(error: AgentError | undefined): void {
     if (this.finished) return;
     if (error !== undefined) {
       if (this.sink.sse.isStarted) {
-        this.sink.sse.send(this.sink.encodeError(error), { event: 'error' });
+        this.writeError(error);
       } else {
         this.close();
         this.sink.plainError(error);
@@ -134,16 +195,45 @@ export class StreamSession implements TaskObserver {
       }
     } else if (this.entry !== undefined && (!this.wroteAny || this.snapshotNext)) {
       // The run finished without a further event: show where the task stands rather than an empty stream.
-      this.write({ kind: 'task', task: this.entry.snapshot() }, this.entry, this.entry.events.length);
+      const entry = this.entry;
+      if (!entry.lost && !this.hidesTerminal(entry.status.state)) this.writeTask(entry);
     }
     this.finish();
+  }
+
+  /** After event `seq` went out: another task's events (`foreign`), then end if the task settled or was lost. */
+  private afterEvent(seq: number, entry: TaskEntry, state: TestTaskState | undefined): void {
+    if (entry.misbehaviour.foreignAt(seq)) {
+      for (const item of foreignItems(entry, seq, this.options.others(entry))) this.write(item, entry, seq);
+    }
+    if (state !== undefined) this.endIfSettled(state);
+    if (entry.misbehaviour.lostWith(seq)) this.finish();
+  }
+
+  /** `terminalViaGet`: a stream never shows the terminal state; it ends just before. */
+  private hidesTerminal(state: TestTaskState): boolean {
+    return isTerminal(state) && this.entry?.misbehaviour.has('terminalViaGet') === true;
+  }
+
+  /** The task as it stands, as a snapshot frame (twice, now and then, under `repeat`). */
+  private writeTask(entry: TaskEntry): void {
+    const seq = entry.events.length;
+    const item: StreamItem = { kind: 'task', task: entry.snapshot() };
+    this.write(item, entry, seq);
+    if (item.task.artifacts.length === 0) {
+      for (let i = entry.misbehaviour.snapshotRepeats(seq); i > 0; i--) this.write(item, entry, seq);
+    }
+  }
+
+  private writeError(error: AgentError): void {
+    this.sink.sse.send(this.sink.encodeError(error), { event: 'error', rs: this.misbehaviour.has('rs') });
   }
 
   private write(item: StreamItem, entry: TaskEntry | undefined, seq: number | undefined): void {
     if (this.finished) return;
     this.wroteAny = true;
     const id = this.options.sseIds && entry !== undefined && seq !== undefined ? `${entry.id}:${seq}` : undefined;
-    this.sink.sse.send(this.sink.encode(item), { id });
+    this.sink.sse.send(this.sink.encode(item), { id, rs: this.misbehaviour.has('rs') });
   }
 
   private endIfSettled(state: TestTaskState): void {

@@ -1,4 +1,5 @@
 import type { AgentError } from './agent-error.js';
+import type { MisbehaviourSelection } from './misbehaviour.js';
 import { clone } from './model.js';
 import type {
   TaskEvent,
@@ -10,7 +11,9 @@ import type {
   TestTaskState,
   TestTaskStatus,
 } from './model.js';
+import type { TestAgentBehaviour } from './options.js';
 import type { ScenarioRun } from './scenario-run.js';
+import { TaskMisbehaviour } from './task-misbehaviour.js';
 
 /** Something following a task or a run: open streams, blocking sends. Called synchronously. */
 export interface TaskObserver {
@@ -28,6 +31,10 @@ export class TaskEntry {
   readonly events: TaskEvent[] = [];
   readonly pushConfigs = new Map<string, TestPushConfig>();
   readonly observers = new Set<TaskObserver>();
+  /** Every state the task was in, one per status event (the creation included). */
+  readonly states: TestTaskState[] = [];
+  /** `history.length` right after each event (index = seq - 1), so an old snapshot can be rebuilt. */
+  readonly historyLengths: number[] = [];
   /** The scenario run that drives this task (kept after it finished). */
   run: ScenarioRun | undefined;
 
@@ -38,7 +45,16 @@ export class TaskEntry {
     readonly order: number,
     public status: TestTaskStatus,
     readonly history: TestMessage[],
-  ) {}
+    /** The misbehaviours in force for this task. */
+    readonly misbehaviour: TaskMisbehaviour,
+  ) {
+    this.states.push(status.state);
+  }
+
+  /** True once the `lose` misbehaviour made the agent forget this task. */
+  get lost(): boolean {
+    return this.misbehaviour.lostWith(this.events.length);
+  }
 
   /** A deep copy of the task as the wire shows it. */
   snapshot(): TaskSnapshot {
@@ -62,8 +78,10 @@ export class TaskEntry {
       history: clone(this.history),
       pushConfigs: clone([...this.pushConfigs.values()]),
       eventCount: this.events.length,
+      states: [...this.states],
     };
     if (this.status.message !== undefined) view.statusMessage = clone(this.status.message);
+    if (this.lost) view.lost = true;
     return view;
   }
 }
@@ -74,12 +92,12 @@ export interface RegistryHooks {
   onEvent(entry: TaskEntry, event: TaskEvent): void;
 }
 
-/** ISO 8601 UTC with milliseconds, kept strictly increasing so status order is never ambiguous. */
-function makeClock(): () => string {
+/** Milliseconds since the epoch, kept strictly increasing so status order is never ambiguous. */
+function makeClock(): () => number {
   let last = 0;
   return () => {
     last = Math.max(Date.now(), last + 1);
-    return new Date(last).toISOString();
+    return last;
   };
 }
 
@@ -88,11 +106,25 @@ export class TaskRegistry {
   private readonly entries = new Map<string, TaskEntry>();
   private readonly runs = new Set<ScenarioRun>();
   private order = 0;
-  readonly now = makeClock();
+  private readonly clock = makeClock();
   /** Set by close(): runs stop mutating state and nothing is sent anymore. */
   closed = false;
 
-  constructor(private readonly hooks: RegistryHooks) {}
+  constructor(
+    private readonly hooks: RegistryHooks,
+    /** The agent's live behaviour switches (agent-wide misbehaviours are read from it on every use). */
+    private readonly behaviour: TestAgentBehaviour = {},
+  ) {}
+
+  /** Misbehaviours for something that is not a task (a Message reply): the agent-wide ones only. */
+  agentWideMisbehaviour(): TaskMisbehaviour {
+    return new TaskMisbehaviour(this.behaviour);
+  }
+
+  /** Tasks other than `entry` that the agent still knows (`foreign` borrows their ids). */
+  others(entry: TaskEntry): TaskEntry[] {
+    return this.all().filter((other) => other !== entry && !other.lost);
+  }
 
   get(id: string): TaskEntry | undefined {
     return this.entries.get(id);
@@ -110,7 +142,10 @@ export class TaskRegistry {
     this.runs.delete(run);
   }
 
-  /** Create a task in `status` (normally submitted) with the user's message as history, and emit it. */
+  /**
+   * Create a task in `submitted` with the user's message as history, and emit it. `selection` holds the
+   * misbehaviours the task's scenario command selected.
+   */
   create(
     id: string,
     contextId: string,
@@ -118,12 +153,15 @@ export class TaskRegistry {
     statusMessage: TestMessage | undefined,
     observers: Iterable<TaskObserver>,
     run: ScenarioRun,
+    selection?: MisbehaviourSelection,
   ): TaskEntry {
+    const misbehaviour = new TaskMisbehaviour(this.behaviour, selection);
+    const message = this.statusMessage(misbehaviour, id, contextId, 'submitted', statusMessage);
     const history = [clone(userMessage)];
-    if (statusMessage !== undefined) history.push(clone(statusMessage));
-    const status: TestTaskStatus = { state: 'submitted', timestamp: this.now() };
-    if (statusMessage !== undefined) status.message = clone(statusMessage);
-    const entry = new TaskEntry(id, contextId, ++this.order, status, history);
+    if (message !== undefined) history.push(clone(message));
+    const status: TestTaskStatus = { state: 'submitted', timestamp: this.timestamp(misbehaviour, 1) };
+    if (message !== undefined) status.message = clone(message);
+    const entry = new TaskEntry(id, contextId, ++this.order, status, history, misbehaviour);
     entry.run = run;
     // Observers that waited on the run move to the task before its first event goes out.
     for (const observer of observers) entry.observers.add(observer);
@@ -132,15 +170,18 @@ export class TaskRegistry {
     return entry;
   }
 
-  setStatus(entry: TaskEntry, state: TestTaskState, message?: TestMessage): void {
-    const status: TestTaskStatus = { state, timestamp: this.now() };
+  setStatus(entry: TaskEntry, state: TestTaskState, statusMessage?: TestMessage): void {
+    const seq = entry.events.length + 1;
+    const status: TestTaskStatus = { state, timestamp: this.timestamp(entry.misbehaviour, seq) };
+    const message = this.statusMessage(entry.misbehaviour, entry.id, entry.contextId, state, statusMessage);
     if (message !== undefined) {
       status.message = clone(message);
       entry.history.push(clone(message));
     }
     entry.status = status;
+    entry.states.push(state);
     this.emit(entry, {
-      seq: entry.events.length + 1,
+      seq,
       type: 'status',
       taskId: entry.id,
       contextId: entry.contextId,
@@ -176,8 +217,27 @@ export class TaskRegistry {
     this.runs.clear();
   }
 
+  /** The agent's clock, moved by the `skew*` misbehaviours: GetTask shows the same skewed times. */
+  private timestamp(misbehaviour: TaskMisbehaviour, seq: number): string {
+    return new Date(this.clock() + misbehaviour.skewMs(seq)).toISOString();
+  }
+
+  /** `reuseMessageId`: every status gets a message, all with the same id. Otherwise the message as given. */
+  private statusMessage(
+    misbehaviour: TaskMisbehaviour,
+    taskId: string,
+    contextId: string,
+    state: TestTaskState,
+    message: TestMessage | undefined,
+  ): TestMessage | undefined {
+    if (!misbehaviour.has('reuseMessageId')) return message;
+    const parts = message?.parts ?? [{ kind: 'text' as const, text: state }];
+    return { role: 'agent', taskId, contextId, ...message, parts, messageId: `status-${taskId}` };
+  }
+
   private emit(entry: TaskEntry, event: TaskEvent): void {
     entry.events.push(event);
+    entry.historyLengths.push(entry.history.length);
     for (const observer of [...entry.observers]) observer.event?.(event, entry);
     this.hooks.onEvent(entry, event);
   }

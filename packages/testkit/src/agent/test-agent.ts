@@ -8,6 +8,7 @@ import type { CardUrls } from './card.js';
 import { readBody, sendJson } from './http-io.js';
 import type { RequestBody } from './http-io.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
+import { checkMisbehaviourNames } from './misbehaviour.js';
 import type { TestTaskRecord } from './model.js';
 import { AgentOperations } from './operations.js';
 import { resolveOptions } from './options.js';
@@ -75,7 +76,7 @@ class TestAgentServer implements TestAgent {
   constructor(options: TestAgentOptions) {
     this.options = resolveOptions(options, BUILT_IN_SCENARIOS);
     this.boundPort = this.options.port;
-    this.registry = new TaskRegistry({ onEvent: (entry, event) => this.push.deliver(entry, event) });
+    this.registry = new TaskRegistry({ onEvent: (entry, event) => this.push.deliver(entry, event) }, this.options.behaviour);
     this.ops = new AgentOperations(this.registry, this.options, () => this.cardUrls());
     const registry = this.registry;
     this.tasks = {
@@ -117,6 +118,7 @@ class TestAgentServer implements TestAgent {
   }
 
   setBehaviour(partial: TestAgentBehaviour): void {
+    checkMisbehaviourNames(partial.misbehave ?? []);
     Object.assign(this.options.behaviour, partial);
   }
 

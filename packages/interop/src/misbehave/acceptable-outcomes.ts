@@ -1,0 +1,43 @@
+import { A2AError, isTetherError } from '@a2a-tether/node';
+import type { RunPlan } from './plan.js';
+
+/**
+ * What a run may end with besides success, by what was drawn. Success — `done()` resolving with the
+ * agent's final state and exactly its artifacts — is acceptable for every draw; the table lists the
+ * only failures (of `done()`, `start()` or a `reply()`) that are acceptable too:
+ *
+ * | drawn          | acceptable failure                                                                  | why |
+ * |----------------|-------------------------------------------------------------------------------------|-----|
+ * | `lose`         | `TaskNotFoundError` (code `A2A_ERROR`, a2aCode -32001), a `TetherError` with code `TASK_LOST`, or `RETRY_EXHAUSTED` | the agent forgot the task: nothing can finish it, so giving up is right (a re-sent creating message makes a task that is forgotten too) |
+ * | `streamError`  | an `A2AError` with the drawn code (`mbCode`, default -32603)                        | the agent reported a failure in the stream; success is fine too, when the engine recovered or the frame never reached it |
+ * | anything else  | none — in particular never `RETRY_EXHAUSTED`                                        | the planner draws only runs where the agent finishes and proxy bursts stay inside the default budget, so giving up means the engine stopped while progress was possible |
+ *
+ * (A run that does not settle within its bound fails the termination check whatever was drawn.)
+ */
+export const ACCEPTABLE_OUTCOMES = Object.freeze({
+  lose: 'TaskNotFoundError (-32001), TASK_LOST or RETRY_EXHAUSTED',
+  streamError: 'A2AError with the drawn mbCode (or success)',
+} as const);
+
+/** The `streamError` code a plan's agent uses. */
+export function streamErrorCode(plan: RunPlan): number {
+  return plan.params.code ?? -32603;
+}
+
+/**
+ * Why `error` is an acceptable end of this run (the row of {@link ACCEPTABLE_OUTCOMES} it matches), or
+ * `undefined` when it is not.
+ */
+export function acceptableFailure(plan: RunPlan, error: unknown): string | undefined {
+  if (!isTetherError(error)) return undefined;
+  const drawn = new Set(plan.misbehaviours);
+  if (drawn.has('lose')) {
+    if (error instanceof A2AError && error.a2aCode === -32001) return 'lose: TaskNotFoundError';
+    if ((error.code as string) === 'TASK_LOST') return 'lose: TASK_LOST';
+    if (error.code === 'RETRY_EXHAUSTED') return 'lose: RETRY_EXHAUSTED';
+  }
+  if (drawn.has('streamError') && error instanceof A2AError && error.a2aCode === streamErrorCode(plan)) {
+    return `streamError: A2AError ${error.a2aCode}`;
+  }
+  return undefined;
+}
