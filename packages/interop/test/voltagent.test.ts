@@ -28,6 +28,8 @@ const RESILIENCE: Partial<ResilienceOptions> = {
   idleProbeMs: 2_000,
   pollMinMs: 50,
   pollMaxMs: 200,
+  // A task the server stopped working on stays `working` for good: give up after 3 s without progress.
+  maxQuietMs: 3_000,
 };
 
 const SENDS = new Set(['message/send', 'message/stream']);

@@ -31,11 +31,11 @@ export interface FollowOptions {
 
 /** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
 export interface CancelOutcome {
-  /** The cancel request was sent. */
+  /** The cancel request was sent and answered. */
   requested: true;
-  /** The agent reported the task `canceled`. */
+  /** The task was seen `canceled` afterwards (on its stream, or by GetTask). */
   confirmed: boolean;
-  /** The task's state as the agent reported it (e.g. `completed` if it finished first). */
+  /** The state the task was seen in (e.g. `completed` if it finished first, `working` if it has not stopped yet). */
   state: TaskState;
 }
 
@@ -43,7 +43,11 @@ export interface CancelOutcome {
 export interface CancelOptions extends CallOptions {
   /** Why (kept in the store and sent as request metadata `a2a-tether/cancel-reason`). */
   reason?: string | undefined;
+  /** How long to watch for the task to end after the request (ms, default 5,000). */
+  waitMs?: number | undefined;
 }
+
+const DEFAULT_CANCEL_WAIT_MS = 5_000;
 
 /** Where a follower reports to (its task handle). */
 export interface FollowerSink {
@@ -109,7 +113,7 @@ function transient(error: unknown): error is TetherError {
 }
 
 /** Failures after which a new connection (and a snapshot) is the answer: the task is fine, one stream was not. */
-function streamMendable(error: unknown): error is TetherError {
+function streamMendable(error: unknown): boolean {
   if (transient(error)) return true;
   return (
     error instanceof TetherError &&
@@ -155,6 +159,8 @@ export class TaskFollower {
   private readonly cadence: PollCadence;
   private readonly inputWait: InputWait;
   private readonly stopper = new AbortController();
+  /** Resolves when the follow ended. */
+  private readonly over = deferred<void>();
   private mode: 'stream' | 'poll';
   private connection: ConnectionState = 'connecting';
   private everConnected = false;
@@ -170,6 +176,8 @@ export class TaskFollower {
   private pollDelay = 0;
   private quietSince: number;
   private behind: Task | undefined;
+  /** A probe found the task gone. */
+  private lost: TetherError | undefined;
   /** The connection that just ended (its progress decides whether it was futile). */
   private ended: Connection | undefined;
   private lastEventId: string | undefined;
@@ -266,29 +274,49 @@ export class TaskFollower {
   }
 
   /**
-   * Asks the agent to cancel. A request is not a confirmation: the outcome says whether the agent
-   * reported the task `canceled`; cancelling a finished task reports its final state.
+   * Asks the agent to cancel, then watches what the task really does: a cancel request is not a
+   * cancellation, and an agent's "canceled" answer is a claim (some agents then finish the task
+   * anyway). The answer is not applied; the engine keeps following the task (and asks GetTask at
+   * once when nothing is open) for up to `waitMs`. `confirmed` is true only when the task was
+   * then seen `canceled`; `state` is the state it was seen in.
    */
   async cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
     const r = this.reconciler;
     if (!r) throw new TetherError('INVALID_ARGUMENT', 'no task to cancel yet', { maybeDelivered: false });
-    const { reason, ...call } = options;
+    const { reason, waitMs = DEFAULT_CANCEL_WAIT_MS, ...call } = options;
     this.persist({ cancel: { requestedAt: this.context.scheduler.now(), reason } });
-    let task: Task;
+    let answer: Task;
     try {
-      task = await this.context.client.cancelTask(r.taskId, {
+      answer = await this.context.client.cancelTask(r.taskId, {
         ...call,
         ...(reason === undefined ? {} : { metadata: { 'a2a-tether/cancel-reason': reason } }),
       });
     } catch (error) {
       if (!(error instanceof TaskNotCancelableError)) throw error;
-      task = await this.context.client.getTask(r.taskId, { signal: call.signal });
+      answer = await this.context.client.getTask(r.taskId, { signal: call.signal });
     }
-    if (!this.finished) {
-      this.absorbSnapshot(task, false);
-      if (isTerminalState(r.state)) this.interrupt({ type: 'state-changed' });
+    if (!this.finished && (this.conn === undefined || !isTerminalState(answer.status.state))) {
+      // Nothing open would show the outcome (or the agent says it is still stopping): ask.
+      const seen = isTerminalState(answer.status.state) ? await this.context.client.getTask(r.taskId, { signal: call.signal }) : answer;
+      if (!this.finished && isTerminalState(seen.status.state)) {
+        this.absorbSnapshot(seen, false);
+        this.interrupt({ type: 'state-changed' });
+      }
     }
-    return { requested: true, confirmed: task.status.state === 'canceled', state: task.status.state };
+    await this.settledWithin(waitMs);
+    const state = r.state;
+    return { requested: true, confirmed: state === 'canceled', state };
+  }
+
+  private settledWithin(ms: number): Promise<void> {
+    if (this.finished || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = this.context.scheduler.setTimeout(resolve, ms);
+      void this.over.promise.then(() => {
+        this.context.scheduler.clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Stops following: no request is made after this returns. */
@@ -471,6 +499,7 @@ export class TaskFollower {
   private finish(): void {
     this.inputWait.stop();
     this.stopper.abort();
+    this.over.resolve();
     const phase = this.phase;
     if (phase.name === 'done') {
       const r = this.reconciler as Reconciler;
@@ -588,7 +617,7 @@ export class TaskFollower {
       } catch (error) {
         if (signal.aborted) return INTERRUPTED;
         const verdict = sendVerdict(error);
-        if (verdict === 'answered') return this.sendFailed(pending, asTetherError(error, this.taskId));
+        if (verdict === 'answered') return this.answered(pending, asTetherError(error, this.taskId), signal);
         const failure = asTetherError(error, this.taskId);
         if (verdict === 'unknown') {
           let found: Task | undefined;
@@ -627,10 +656,38 @@ export class TaskFollower {
     }
   }
 
+  /**
+   * The agent answered the send, but not with a usable stream. For a reply, the task is known: an
+   * unreadable or foreign first event means the reply arrived and its stream broke (follow on, with a
+   * snapshot); a lost task ends the follow; a refusal (e.g. the task is no longer waiting) leaves the
+   * task as GetTask shows it. A start has no task to fall back on: it fails with the error.
+   */
+  private async answered(pending: PendingSend, error: TetherError, signal: AbortSignal): Promise<Outcome> {
+    if (pending.purpose !== 'reply') return this.sendFailed(pending, error);
+    if (streamMendable(error)) {
+      this.pending = undefined;
+      pending.ack.resolve({ kind: 'task' });
+      this.awaitingNews ||= isInterruptedState(this.reconciler?.state ?? 'unknown');
+      this.gap = true;
+      return { type: 'stream-failed', error };
+    }
+    const failed = this.sendFailed(pending, error);
+    if (failed.type === 'fatal') return failed;
+    try {
+      const task = await this.getTaskRetrying(signal);
+      if (task) this.absorbSnapshot(task, true);
+    } catch (resyncError) {
+      if (!signal.aborted) return { type: 'fatal', error: asTetherError(resyncError, this.taskId) };
+    }
+    return failed;
+  }
+
   private sendFailed(pending: PendingSend, error: TetherError): Outcome {
     this.pending = undefined;
     if (pending.purpose === 'reply') this.reconciler?.forgetReply();
     pending.ack.reject(error);
+    // A reply that found the task gone: the follow is over (the agent lost the task).
+    if (pending.purpose === 'reply' && error instanceof TaskNotFoundError) return { type: 'fatal', error };
     return { type: 'send-failed', error };
   }
 
@@ -750,13 +807,14 @@ export class TaskFollower {
       }
     } catch (error) {
       if (this.behind) return { type: 'behind' };
+      if (this.lost) return { type: 'fatal', error: this.lost };
       if (signal.aborted) return INTERRUPTED;
       if (conn.subscription && conn.seen === 0 && error instanceof A2AError && refusesSubscription(error)) {
         return this.settleRefused(signal);
       }
       if (streamMendable(error)) {
-        if (error.code === 'PROTOCOL_VIOLATION') this.gap = true;
-        return { type: 'stream-failed', error };
+        this.gap = true;
+        return { type: 'stream-failed', error: error as TetherError };
       }
       return { type: 'fatal', error: asTetherError(error, this.taskId) };
     } finally {
@@ -781,9 +839,16 @@ export class TaskFollower {
     try {
       if (!(await this.limiter.acquire(signal))) return;
       task = await this.context.client.getTask(r.taskId, { signal });
-    } catch {
-      // A failed probe proves nothing; look again after the next silence.
-      if (!signal.aborted) idle.start();
+    } catch (error) {
+      if (signal.aborted) return;
+      if (error instanceof TaskNotFoundError) {
+        // The agent no longer knows the task: nothing on this connection will ever end it.
+        this.lost = error;
+        cut();
+        return;
+      }
+      // Any other failed probe proves nothing; look again after the next silence.
+      idle.start();
       return;
     }
     if (signal.aborted) return;
@@ -810,7 +875,10 @@ export class TaskFollower {
   /** GetTask for a subscription that starts without a snapshot; retried through transient failures. */
   private async catchUp(signal: AbortSignal): Promise<void> {
     const task = await this.getTaskRetrying(signal);
-    if (task && !signal.aborted) this.absorbSnapshot(task, true);
+    if (!task || signal.aborted) return;
+    this.absorbSnapshot(task, true);
+    // Finished meanwhile: nothing the stream could add matters (and it may never end by itself).
+    if (isTerminalState(task.status.state)) this.interrupt({ type: 'state-changed' });
   }
 
   private async getTaskRetrying(signal: AbortSignal): Promise<Task | undefined> {
@@ -854,9 +922,10 @@ export class TaskFollower {
       feed = await this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal);
     } catch (error) {
       if (this.behind) return { type: 'behind' };
+      if (this.lost) return { type: 'fatal', error: this.lost };
       if (signal.aborted) return INTERRUPTED;
       if (refusesSubscription(error)) return this.settleRefused(signal);
-      if (streamMendable(error)) return { type: 'stream-failed', error };
+      if (streamMendable(error)) return { type: 'stream-failed', error: error as TetherError };
       return { type: 'fatal', error: asTetherError(error, r.taskId) };
     } finally {
       idle.stop();
@@ -917,7 +986,8 @@ export class TaskFollower {
     this.inputWait.update(r.state, false);
     const look = this.inputWait.lookAgainMs(r.state);
     if (look === undefined) {
-      await sleep(this.context.scheduler, Number.POSITIVE_INFINITY, signal);
+      // Nothing to do until reply(), a timeout or detach interrupts the wait: no timer at all.
+      if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       return INTERRUPTED;
     }
     if (!(await sleep(this.context.scheduler, look, signal))) return INTERRUPTED;

@@ -47,7 +47,7 @@ export const RESILIENCE_DEFAULTS = {
   /** Looks (ListTasks on v1.0, GetTask history for a reply) for a send whose answer was lost, before sending again. */
   lostSendLookups: 3,
   /** Times a message is sent in all (the first send included) when its answers keep getting lost. */
-  maxSendAttempts: 3,
+  maxSendAttempts: 4,
   /**
    * A creating send whose answer was lost, on an agent where nothing can show whether it arrived (v0.3 has
    * no ListTasks): `false` (default) fails with `DELIVERY_UNKNOWN`; `true` sends it again with the same

@@ -10,6 +10,8 @@ import type { RunPlan } from './plan.js';
  * |----------------|-------------------------------------------------------------------------------------|-----|
  * | `lose`         | `TaskNotFoundError` (code `A2A_ERROR`, a2aCode -32001), a `TetherError` with code `TASK_LOST`, or `RETRY_EXHAUSTED` | the agent forgot the task: nothing can finish it, so giving up is right (a re-sent creating message makes a task that is forgotten too) |
  * | `streamError`  | an `A2AError` with the drawn code (`mbCode`, default -32603)                        | the agent reported a failure in the stream; success is fine too, when the engine recovered or the frame never reached it |
+ * | a fault proxy on v0.3 | `DELIVERY_UNKNOWN`, before any task id (`start()` rejects)                    | the proxy cut or stalled the creating send before its first event, and v0.3 has no ListTasks to find out whether the task was created: Tether reports it rather than sending the message again |
+ * | a fault proxy with cuts | `RETRY_EXHAUSTED` from `start()` ("gave up sending message …")             | every attempt of the creating send (`maxSendAttempts`) was cut off before its first event: a random cut rate makes that possible, however rare, for any finite budget |
  * | anything else  | none — in particular never `RETRY_EXHAUSTED`                                        | the planner draws only runs where the agent finishes and proxy bursts stay inside the default budget, so giving up means the engine stopped while progress was possible |
  *
  * (A run that does not settle within its bound fails the termination check whatever was drawn.)
@@ -17,6 +19,8 @@ import type { RunPlan } from './plan.js';
 export const ACCEPTABLE_OUTCOMES = Object.freeze({
   lose: 'TaskNotFoundError (-32001), TASK_LOST or RETRY_EXHAUSTED',
   streamError: 'A2AError with the drawn mbCode (or success)',
+  proxyOnV03: 'DELIVERY_UNKNOWN before any task id',
+  proxyCuts: 'RETRY_EXHAUSTED of the creating send',
 } as const);
 
 /** The `streamError` code a plan's agent uses. */
@@ -38,6 +42,12 @@ export function acceptableFailure(plan: RunPlan, error: unknown): string | undef
   }
   if (drawn.has('streamError') && error instanceof A2AError && error.a2aCode === streamErrorCode(plan)) {
     return `streamError: A2AError ${error.a2aCode}`;
+  }
+  if (plan.proxy !== undefined && (plan.proxy.cutProbability > 0 || plan.proxy.statusProbability > 0) && error.code === 'RETRY_EXHAUSTED' && error.taskId === undefined && /^gave up sending message /.test(error.message)) {
+    return 'fault proxy cuts: every creating send cut';
+  }
+  if (plan.version === '0.3' && plan.proxy !== undefined && error.code === 'DELIVERY_UNKNOWN' && error.taskId === undefined) {
+    return 'fault proxy on v0.3: DELIVERY_UNKNOWN';
   }
   return undefined;
 }
