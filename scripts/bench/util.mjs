@@ -85,6 +85,12 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** The p-th percentile (0–100), nearest rank. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
 /** Runs `fn(i)` for i in [0, count) with at most `limit` in flight. */
 export async function pool(count, limit, fn) {
   let next = 0;

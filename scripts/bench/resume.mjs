@@ -1,0 +1,155 @@
+// Section 3 of `pnpm bench`: how fast a task handle with DEFAULT resilience settings gets going again
+// after its stream is cut. One long task on the BUILT testkit agent (child process) behind the testkit
+// fault proxy (this process); every SSE response the proxy relays gets one cut rule, in order: after
+// 1–4 events, a TCP reset or a clean end (half each), a quarter of them inside the next event.
+//
+// Measured per cut, from the moment the client sees its body end (a tap on the fetch Tether is given:
+// the body stream's end or error), to
+//   - the next app event: the first TaskEvent that is not a `connection` event and that arrived after
+//     the first request made after the cut (so an event read from the old connection never counts);
+//   - `live`: the next `{type: 'connection', state: 'live'}` event.
+// Also: requests per cut, by JSON-RPC method, from the proxy's log (a reconnect storm shows here).
+/* global AbortController, ReadableStream, performance */
+import { setTimeout as delay } from 'node:timers/promises';
+import { Response } from 'undici';
+import { connect, createNodeFetch, paths } from './clients.mjs';
+import { percentile, round, startAgentProcess } from './util.mjs';
+
+const { startFaultProxy } = await import(paths.testkitDist.href);
+
+/** The fetch Tether is given: SSE bodies are passed through a stream that notes when they end. */
+function tappedFetch(base, notes) {
+  const tapped = async (input, init) => {
+    notes.requests.push(performance.now());
+    const response = await base(input, init);
+    if (response.body === null || !String(response.headers.get('content-type')).includes('text/event-stream')) return response;
+    const reader = response.body.getReader();
+    const body = new ReadableStream(
+      {
+        async pull(controller) {
+          let read;
+          try {
+            read = await reader.read();
+          } catch (error) {
+            notes.bodyEnds.push({ at: performance.now(), how: 'error' });
+            controller.error(error);
+            return;
+          }
+          if (read.done) {
+            notes.bodyEnds.push({ at: performance.now(), how: 'end' });
+            controller.close();
+          } else controller.enqueue(read.value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return Object.assign(tapped, { dispatcher: base.dispatcher });
+}
+
+/** A small seeded PRNG (mulberry32), so every run cuts the same way. */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log }) {
+  const agent = await startAgentProcess({ versions: [version] });
+  const proxy = await startFaultProxy({ target: agent.origin, seed });
+  const base = createNodeFetch({ connections: 64, keepAliveTimeoutMs: 10_000 });
+  const notes = { requests: [], bodyEnds: [] };
+  const random = seeded(seed);
+  const plan = { reset: 0, end: 0, midEvent: 0 };
+  for (let i = 0; i < cuts; i++) {
+    const mode = random() < 0.5 ? 'reset' : 'end';
+    const within = random() < 0.25 ? 'event' : 'boundary';
+    plan[mode]++;
+    if (within === 'event') plan.midEvent++;
+    proxy.addFault({ kind: 'cut', afterEvents: 1 + Math.floor(random() * 4), mode, within, match: { sse: true } });
+  }
+  const events = []; // [time, kind]: 'app' | connection state
+  let handle;
+  let error;
+  const timedOut = new AbortController();
+  try {
+    const client = await connect(proxy.url, { fetch: tappedFetch(base, notes), cardCache: false, preferredBindings: ['JSONRPC'], protocolVersions: [version] });
+    handle = await client.start(task);
+    const deadline = delay(maxSeconds * 1000, undefined, { signal: timedOut.signal }).then(
+      () => handle.detach(),
+      () => undefined,
+    );
+    for await (const event of handle.events()) {
+      const at = performance.now();
+      events.push([at, event.type === 'connection' ? event.state : 'app']);
+      // Done once every cut happened and an app event followed the last one.
+      if (event.type !== 'connection' && notes.bodyEnds.length >= cuts && notes.requests.at(-1) > notes.bodyEnds[cuts - 1].at) break;
+    }
+    timedOut.abort();
+    await deadline;
+  } catch (caught) {
+    error = String(caught?.stack ?? caught);
+    log(`  ✖ resume (v${version}): ${caught}`);
+  } finally {
+    timedOut.abort();
+    handle?.detach();
+    await base.dispatcher.close().catch(() => undefined);
+    await proxy.close();
+    await agent.stop();
+  }
+
+  // Per cut: the first request after it, then the first app event after that, and the first `live`.
+  const toApp = [];
+  const toLive = [];
+  let cutAgainBeforeAppEvent = 0;
+  const seen = notes.bodyEnds.slice(0, cuts);
+  for (let i = 0; i < seen.length; i++) {
+    const cutAt = seen[i].at;
+    const nextRequest = notes.requests.find((at) => at > cutAt);
+    const app = nextRequest === undefined ? undefined : events.find(([at, kind]) => kind === 'app' && at > nextRequest);
+    const live = events.find(([at, kind]) => kind === 'live' && at > cutAt);
+    if (app !== undefined) {
+      toApp.push(app[0] - cutAt);
+      if (i + 1 < seen.length && app[0] > seen[i + 1].at) cutAgainBeforeAppEvent++;
+    }
+    if (live !== undefined) toLive.push(live[0] - cutAt);
+  }
+  const stats = (values) =>
+    values.length === 0
+      ? null
+      : { n: values.length, p50: round(percentile(values, 50), 1), p90: round(percentile(values, 90), 1), p99: round(percentile(values, 99), 1), max: round(Math.max(...values), 1) };
+
+  // Requests through the proxy, by method: everything after the creating send is caused by cuts.
+  const byMethod = {};
+  for (const entry of proxy.log) {
+    const key = entry.rpcMethod ?? `${entry.method} ${entry.path}`;
+    byMethod[key] = (byMethod[key] ?? 0) + 1;
+  }
+  const proxyStats = proxy.stats;
+  const proxyCuts = proxyStats.cuts.reset + proxyStats.cuts.end;
+  const a2aRequests = proxy.log.filter((entry) => entry.rpcMethod !== undefined).length;
+  const connectionStates = {};
+  for (const [, kind] of events) if (kind !== 'app') connectionStates[kind] = (connectionStates[kind] ?? 0) + 1;
+  return {
+    version,
+    task,
+    cutsPlanned: plan,
+    cutsByProxy: proxyStats.cuts,
+    cutsSeenByClient: seen.length,
+    toAppEventMs: stats(toApp),
+    toLiveMs: stats(toLive),
+    cutAgainBeforeAppEvent,
+    requestsByMethod: byMethod,
+    requestsPerCut: proxyCuts > 0 ? round((a2aRequests - 1) / proxyCuts, 2) : null,
+    appEvents: events.filter(([, kind]) => kind === 'app').length,
+    connectionStates,
+    error,
+  };
+}
