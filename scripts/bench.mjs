@@ -51,12 +51,12 @@ const CONFIG = {
   firehose: { events: quick ? 5_000 : 50_000, chunkChars: 160 },
   throughput: { rounds: quick ? 3 : 5, warmup: 1 },
   heapPerOpenTask: { tasks: quick ? 200 : 1_000, scenario: LONG_TASK },
-  heapSlope: { tasks: quick ? 1_000 : 3_000, sampleEvery: quick ? 250 : 300, scenario: SHORT_TASK },
+  heapSlope: { tasks: quick ? 1_000 : 2_000, sampleEvery: quick ? 250 : 250, scenario: SHORT_TASK },
   resume: {
     '1.0': { cuts: quick ? 30 : 200 },
     '0.3': { cuts: quick ? 20 : 100 },
     task: 'slow steps=100000 delayMs=10',
-    maxSeconds: 120,
+    maxSeconds: quick ? 30 : 60,
     seed: 20261201,
   },
 };
@@ -150,7 +150,7 @@ if (results.throughput) {
     `\n1. THROUGHPUT — firehose: one task = ${num(firehose.events)} events (snapshot, ${num(firehose.chunks)} append chunks of ~160 chars + ` +
       `a working status every 10th event, completed), ~${(firehose.bytesPerTask['1.0'] / 1e6).toFixed(1)} MB (v1.0) / ` +
       `${(firehose.bytesPerTask['0.3'] / 1e6).toFixed(1)} MB (v0.3). Median of ${CONFIG.throughput.rounds} interleaved rounds; ` +
-      `events/s = wire events ÷ time from the call to the stream's end.`,
+      `events/s = wire events ÷ time from the call to the stream's end; events/CPU-s = wire events ÷ CPU time of the process that read them.`,
   );
   for (const version of ['1.0', '0.3']) {
     const t = results.throughput[version];
@@ -158,28 +158,32 @@ if (results.throughput) {
     const c = t.clients;
     const row = (kind, name) => {
       const r = c[kind];
-      if (r.error && r.eventsPerSecond === undefined) return [name, 'ERROR', '', '', '', '', ''];
-      const yielded = r.eventsYielded === undefined ? (r.bytesPerSecond ? `${(r.bytesPerSecond / 1e6).toFixed(0)} MB/s` : '') : `${num(r.eventsYielded)}${r.connectionEvents ? ` +${r.connectionEvents} conn` : ''}`;
+      if (r.error && r.eventsPerSecond === undefined) return [name, 'ERROR', '', '', '', '', '', ''];
+      const yielded = r.eventsYielded === undefined ? `${(r.bytesPerSecond / 1e6).toFixed(0)} MB/s` : `${num(r.eventsYielded)}${r.connectionEvents ? ` +${r.connectionEvents} conn` : ''}`;
       const ratio = (base) => (r.eventsPerSecond && c[base]?.eventsPerSecond ? x(r.eventsPerSecond / c[base].eventsPerSecond) : '—');
-      return [name, num(r.eventsPerSecond), `${num(r.minEventsPerSecond)}–${num(r.maxEventsPerSecond)}`, yielded, ratio('floor'), ratio('official'), r.error ? 'ERROR (see below)' : ''];
+      return [name, num(r.eventsPerSecond), `${num(r.minEventsPerSecond)}–${num(r.maxEventsPerSecond)}`, yielded, ratio('floor'), ratio('official'), num(r.eventsPerCpuSecond), r.error ? 'ERROR (see below)' : ''];
     };
-    console.log(`\nv${version} JSON-RPC${version === '0.3' ? ` (the official client through its legacyCompat v0.3 transport)` : ''}`);
+    console.log(`\nv${version} JSON-RPC${version === '0.3' ? ' (the official 1.3.0 client through its legacyCompat v0.3 transport)' : ''}`);
     console.log(
       table(
-        ['reader / client', 'events/s', 'min–max', 'yielded / rate', '÷ floor', '÷ official', ''],
+        ['reader / client', 'events/s', 'min–max', 'yielded / rate', '÷ floor', '÷ official', 'events/CPU-s', ''],
         [
-          row('socket', 'server: raw TCP socket, dropped'),
+          row('socket', 'server → raw TCP socket, bytes dropped'),
           row('discard', 'undici request(), body dropped'),
-          row('floor', 'floor: undici+eventsource-parser+JSON.parse'),
+          row('floor', 'floor: undici + eventsource-parser + JSON.parse'),
           row('official', `official @a2a-js/sdk ${sdkPackage.version}`),
           row('raw', 'Tether raw streamMessage()'),
-          row('handle', 'Tether handle start()+events()'),
+          row('handle', 'Tether handle start() + events()'),
         ],
       ),
     );
     const r = t.ratios;
+    const q = t.cpuRatios;
+    console.log(`ratios v${version} (events/s): raw/floor ${x(r.rawVsFloor)}  handle/floor ${x(r.handleVsFloor)}  raw/official ${x(r.rawVsOfficial)}  handle/official ${x(r.handleVsOfficial)}  (official/floor ${x(r.officialVsFloor)})`);
+    console.log(`ratios v${version} (events/CPU-s of the client process): raw/floor ${x(q.rawVsFloor)}  handle/floor ${x(q.handleVsFloor)}  raw/official ${x(q.rawVsOfficial)}  handle/official ${x(q.handleVsOfficial)}  (official/floor ${x(q.officialVsFloor)})`);
     console.log(
-      `ratios v${version}: raw/floor ${x(r.rawVsFloor)}  handle/floor ${x(r.handleVsFloor)}  raw/official ${x(r.rawVsOfficial)}  handle/official ${x(r.handleVsOfficial)}  (official/floor ${x(r.officialVsFloor)}; floor uses ${x(r.floorVsServer)} of the server's rate)`,
+      `server v${version}: ${t.server.cpuMsPerTask} ms CPU per task (${num(t.server.eventsPerCpuSecond)} events/CPU-s, median of ${t.server.responses} responses) — ` +
+        `${x(t.server.eventsPerCpuSecond / c.floor.eventsPerCpuSecond)} the floor's events/CPU-s; the socket reader got ${x(r.floorVsServer === null ? null : 1 / r.floorVsServer)} the floor's events/s`,
     );
   }
 }
@@ -216,23 +220,29 @@ if (results.heapSlope) {
 
 if (results.resume) {
   console.log(`\n3. RESUME LATENCY — Tether handle, default resilience, "${CONFIG.resume.task}" on the testkit agent behind the fault proxy`);
-  console.log('   cut = the client sees its SSE body end (reset or clean end); app event = first non-connection TaskEvent from a later request');
+  console.log('   cut = the client sees its SSE body end (reset or clean end); app event = first non-connection TaskEvent from a request made after the cut');
+  console.log("   delay = what the engine chose (the `delayMs` of its `reconnecting` events: full jitter, first ceiling 250 ms)");
+  const ms = (s) => (s ? `${s.p50} / ${s.p99} / ${s.max}` : '—');
   const rows = [];
   for (const version of ['1.0', '0.3']) {
     const r = results.resume[version];
     if (!r) continue;
     const cutsText = `${r.cutsSeenByClient} (${r.cutsByProxy.reset} reset, ${r.cutsByProxy.end} end, ${r.cutsPlanned.midEvent} mid-event)`;
-    const ms = (s) => (s ? `${s.p50} / ${s.p99} / ${s.max}` : '—');
     const methods = Object.entries(r.requestsByMethod)
       .filter(([method]) => !method.startsWith('GET '))
       .map(([method, count]) => `${method} ${count}`)
       .join(', ');
-    rows.push([`v${version}`, cutsText, ms(r.toAppEventMs), ms(r.toLiveMs), r.requestsPerCut ?? '—', methods, r.error ? 'ERROR' : '']);
+    rows.push([`v${version}`, cutsText, ms(r.toAppEventMs), ms(r.toLiveMs), ms(r.chosenDelayMs), r.requestsPerCut ?? '—', methods, r.error ? 'ERROR' : '']);
   }
-  console.log(table(['', 'cuts', '→ app event p50/p99/max ms', '→ live p50/p99/max ms', 'req/cut', 'requests', ''], rows));
+  console.log(table(['', 'cuts', '→ app event p50/p99/max ms', '→ live p50/p99/max ms', 'delay p50/p99/max ms', 'req/cut', 'requests', ''], rows));
   for (const version of ['1.0', '0.3']) {
     const r = results.resume[version];
-    if (r && r.cutAgainBeforeAppEvent > 0) console.log(`   v${version}: ${r.cutAgainBeforeAppEvent} cut(s) were followed by another cut before any app event (their latency spans both)`);
+    if (!r) continue;
+    const notes = [];
+    if (r.cutAgainBeforeAppEvent > 0) notes.push(`${r.cutAgainBeforeAppEvent} cut(s) were cut again before any app event (without them → app event ${ms(r.toAppEventNoSecondCutMs)} ms)`);
+    notes.push(`${r.switchesToPolling} switch(es) to polling over ${r.tasks} task(s)`);
+    notes.push(`${r.emptyConnections} of ${r.sseConnections} SSE connections brought the client no byte`);
+    console.log(`   v${version}: ${notes.join('; ')}`);
   }
 }
 

@@ -5,7 +5,7 @@
 //
 // Whatever the message says, the task is the same. GetTask answers the final task (a client may check
 // the result); SubscribeToTask answers as the official servers do on a finished task (v1: an error,
-// v0.3: its snapshot). Prints `{"v1": url, "v03": url}` once
+// v0.3: its snapshot). GET /stats: counters and the CPU time spent per firehose response. Prints `{"v1": url, "v03": url}` once
 // listening; exits when stdin closes.
 //   node firehose-server.mjs '{"events":50000,"chunkChars":160}'
 import { Buffer } from 'node:buffer';
@@ -30,6 +30,8 @@ for (const version of ['1.0', '0.3']) {
 /** taskId → { values } of every task served (oldest dropped past MAX_TASKS). */
 const tasks = new Map();
 const stats = { sends: 0, gets: 0, subscribes: 0, other: 0 };
+/** Per version: CPU time (user + system, µs) this process spent on each firehose response, last 200. */
+const cpuPerTask = { '1.0': [], '0.3': [] };
 
 function remember(taskId, task) {
   tasks.set(taskId, task);
@@ -106,10 +108,15 @@ async function stream(res, v, rpcId, message) {
   // The agent finishes the task at once; how much of it the client reads is the client's business.
   remember(taskId, { values });
   stats.sends++;
+  const cpu = process.cpuUsage();
   sseHead(res);
   if (!(await write(res, fill(v.snapshot, values)))) return;
   await writeBulk(res, v, values);
   if (!res.writableEnded) res.end();
+  const used = process.cpuUsage(cpu);
+  const list = cpuPerTask[v.version];
+  list.push(used.user + used.system);
+  if (list.length > 200) list.shift();
 }
 
 /** The per-request values of a known task with this request's JSON-RPC id. */
@@ -211,7 +218,7 @@ async function listen(version) {
     if (req.method === 'GET' && path === '/.well-known/agent-card.json') {
       sendJson(res, 200, JSON.stringify(card(version, origin)));
     } else if (req.method === 'GET' && path === '/stats') {
-      sendJson(res, 200, JSON.stringify({ ...stats, tasks: tasks.size, memory: process.memoryUsage() }));
+      sendJson(res, 200, JSON.stringify({ ...stats, tasks: tasks.size, cpuPerTask }));
     } else if (req.method === 'POST' && path === '/a2a/jsonrpc') {
       handleRpc(req, res, v).catch((error) => {
         if (!res.headersSent) rpcError(res, null, -32603, String(error));

@@ -3,6 +3,9 @@
 // Before each timed run: a full GC, so one client's garbage is not collected on another's time.
 // Rates are wire events (snapshot + updates + terminal status) over the time from the call to the
 // end of the stream, the same numerator for every client; what each client yielded is shown apart.
+// Also per run: this process's CPU time (user + system), which other load on the machine does not
+// inflate the way it inflates wall time; and the firehose's own CPU time per response.
+/* global fetch */
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { CLIENTS, createDiscard } from './clients.mjs';
@@ -66,9 +69,12 @@ export async function throughputFor({ version, url, wireEvents, rounds, warmup, 
   }
   const runOnce = async (kind) => {
     globalThis.gc();
+    const cpu = process.cpuUsage();
     const started = process.hrtime.bigint();
     const outcome = await clients[kind].run('firehose');
-    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, ...outcome };
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const used = process.cpuUsage(cpu);
+    return { seconds, cpuSeconds: (used.user + used.system) / 1e6, ...outcome };
   };
   try {
     for (let r = -warmup; r < rounds; r++) {
@@ -94,15 +100,31 @@ export async function throughputFor({ version, url, wireEvents, rounds, warmup, 
     result.minEventsPerSecond = round(Math.min(...rates));
     result.maxEventsPerSecond = round(Math.max(...rates));
     result.medianMs = round(median(result.runs.map((run) => run.seconds * 1000)), 1);
+    // CPU time of this process per run: what the client costs, whatever else the machine runs.
+    result.eventsPerCpuSecond = round(median(result.runs.map((run) => wireEvents / run.cpuSeconds)));
     const last = result.runs.at(-1);
     if (last.bytes !== undefined) result.bytesPerSecond = round(median(result.runs.map((run) => run.bytes / run.seconds)));
     if (last.events !== undefined) result.eventsYielded = last.events;
     if (last.connectionEvents !== undefined) result.connectionEvents = last.connectionEvents;
-    result.runs = result.runs.map((run) => ({ ...run, seconds: round(run.seconds, 4) }));
+    result.runs = result.runs.map((run) => ({ ...run, seconds: round(run.seconds, 4), cpuSeconds: round(run.cpuSeconds, 4) }));
   }
+  // The server's CPU time per firehose response, as it measured it (every response of this version).
+  const server = await (await fetch(`${new URL(url).origin}/stats`)).json();
+  const serverCpu = server.cpuPerTask[version];
+  const serverCpuSeconds = median(serverCpu) / 1e6;
+  const server_ = { responses: serverCpu.length, cpuMsPerTask: round(serverCpuSeconds * 1000, 1), eventsPerCpuSecond: round(wireEvents / serverCpuSeconds) };
   const ratio = (a, b) => (results[a]?.eventsPerSecond && results[b]?.eventsPerSecond ? round(results[a].eventsPerSecond / results[b].eventsPerSecond, 2) : null);
+  const cpuRatio = (a, b) => (results[a]?.eventsPerCpuSecond && results[b]?.eventsPerCpuSecond ? round(results[a].eventsPerCpuSecond / results[b].eventsPerCpuSecond, 2) : null);
   return {
     clients: results,
+    server: server_,
+    cpuRatios: {
+      rawVsFloor: cpuRatio('raw', 'floor'),
+      handleVsFloor: cpuRatio('handle', 'floor'),
+      rawVsOfficial: cpuRatio('raw', 'official'),
+      handleVsOfficial: cpuRatio('handle', 'official'),
+      officialVsFloor: cpuRatio('official', 'floor'),
+    },
     ratios: {
       rawVsFloor: ratio('raw', 'floor'),
       handleVsFloor: ratio('handle', 'floor'),
