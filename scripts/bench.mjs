@@ -38,6 +38,7 @@ for (const [what, path] of [
 
 const { CLIENTS, SOCKETS, sdkPackage } = await import('./bench/clients.mjs');
 const { throughputFor } = await import('./bench/throughput.mjs');
+const { checkFrames } = await import('./bench/check-frames.mjs');
 const { LONG_TASK, SHORT_TASK, heapPerOpenTask, heapSlope } = await import('./bench/heap.mjs');
 const { resumeLatency } = await import('./bench/resume.mjs');
 const { round, startFirehoseProcess, table } = await import('./bench/util.mjs');
@@ -87,8 +88,10 @@ const errors = [];
 // 1. Throughput ----------------------------------------------------------------------------------
 if (runs('throughput')) {
   log(`throughput: starting the firehose (${CONFIG.firehose.events.toLocaleString('en')} events per task)`);
+  const frames = checkFrames();
+  if (frames.mismatches.length > 0) errors.push(`firehose frames differ from the official ones: ${JSON.stringify(frames.mismatches)}`);
   const firehose = await startFirehoseProcess(CONFIG.firehose);
-  results.throughput = { firehose: { events: firehose.events, bytesPerTask: firehose.bytes, chunks: firehose.chunks } };
+  results.throughput = { firehose: { events: firehose.events, bytesPerTask: firehose.bytes, chunks: firehose.chunks, frameCheck: frames } };
   try {
     for (const [version, url] of [
       ['1.0', firehose.v1],
@@ -152,6 +155,12 @@ if (results.throughput) {
       `${(firehose.bytesPerTask['0.3'] / 1e6).toFixed(1)} MB (v0.3). Median of ${CONFIG.throughput.rounds} interleaved rounds; ` +
       `events/s = wire events ÷ time from the call to the stream's end; events/CPU-s = wire events ÷ CPU time of the process that read them.`,
   );
+  const check = firehose.frameCheck;
+  console.log(
+    check.mismatches.length === 0
+      ? `Frame shapes (keys, order, value types) match the official captures (packages/core/test/fixtures/official) for all ${check.checked} kinds checked.`
+      : `✖ ${check.mismatches.length} of ${check.checked} frame kinds differ from the official captures: ${check.mismatches.map((m) => m.what).join(', ')} (details under ERRORS)`,
+  );
   for (const version of ['1.0', '0.3']) {
     const t = results.throughput[version];
     if (!t) continue;
@@ -185,6 +194,8 @@ if (results.throughput) {
       `server v${version}: ${t.server.cpuMsPerTask} ms CPU per task (${num(t.server.eventsPerCpuSecond)} events/CPU-s, median of ${t.server.responses} responses) — ` +
         `${x(t.server.eventsPerCpuSecond / c.floor.eventsPerCpuSecond)} the floor's events/CPU-s; the socket reader got ${x(r.floorVsServer === null ? null : 1 / r.floorVsServer)} the floor's events/s`,
     );
+    const q_ = t.server.requests;
+    console.log(`server v${version} answered: ${q_.sends} streaming sends, ${q_.gets} GetTask, ${q_.subscribes} subscribes, ${q_.other} other (every client's warm-up and rounds)`);
   }
 }
 

@@ -29,7 +29,8 @@ for (const version of ['1.0', '0.3']) {
 
 /** taskId → { values } of every task served (oldest dropped past MAX_TASKS). */
 const tasks = new Map();
-const stats = { sends: 0, gets: 0, subscribes: 0, other: 0 };
+/** Per version: requests answered, by kind. */
+const stats = Object.fromEntries(['1.0', '0.3'].map((version) => [version, { sends: 0, gets: 0, subscribes: 0, other: 0 }]));
 /** Per version: CPU time (user + system, µs) this process spent on each firehose response, last 200. */
 const cpuPerTask = { '1.0': [], '0.3': [] };
 
@@ -107,7 +108,7 @@ async function stream(res, v, rpcId, message) {
   const values = requestValues({ rpcId, taskId, contextId, messageId: String(message?.messageId ?? ''), text });
   // The agent finishes the task at once; how much of it the client reads is the client's business.
   remember(taskId, { values });
-  stats.sends++;
+  stats[v.version].sends++;
   const cpu = process.cpuUsage();
   sseHead(res);
   if (!(await write(res, fill(v.snapshot, values)))) return;
@@ -146,7 +147,7 @@ async function handleRpc(req, res, v) {
     case 'GetTask':
     case 'tasks/get': {
       if ((method === 'GetTask') !== v1) break;
-      stats.gets++;
+      stats[v.version].gets++;
       const task = tasks.get(params?.id);
       if (task === undefined) return rpcError(res, id, -32001, `Task not found: ${params?.id}`);
       sendJson(res, 200, fill(v.finalTask(), valuesFor(task, id)).toString('utf8'));
@@ -155,7 +156,7 @@ async function handleRpc(req, res, v) {
     case 'SubscribeToTask':
     case 'tasks/resubscribe': {
       if ((method === 'SubscribeToTask') !== v1) break;
-      stats.subscribes++;
+      stats[v.version].subscribes++;
       const task = tasks.get(params?.id);
       if (task === undefined) return rpcError(res, id, -32001, `Task not found: ${params?.id}`);
       if (v1) return rpcError(res, id, -32004, `Task ${params.id} is in a terminal state (3) and cannot be subscribed to.`);
@@ -170,7 +171,7 @@ async function handleRpc(req, res, v) {
       return;
     default:
   }
-  stats.other++;
+  stats[v.version].other++;
   rpcError(res, id, -32601, v1 ? 'Invalid method.' : `Method not found: ${method}`);
 }
 
@@ -218,7 +219,7 @@ async function listen(version) {
     if (req.method === 'GET' && path === '/.well-known/agent-card.json') {
       sendJson(res, 200, JSON.stringify(card(version, origin)));
     } else if (req.method === 'GET' && path === '/stats') {
-      sendJson(res, 200, JSON.stringify({ ...stats, tasks: tasks.size, cpuPerTask }));
+      sendJson(res, 200, JSON.stringify({ requests: stats, tasks: tasks.size, cpuPerTask }));
     } else if (req.method === 'POST' && path === '/a2a/jsonrpc') {
       handleRpc(req, res, v).catch((error) => {
         if (!res.headersSent) rpcError(res, null, -32603, String(error));

@@ -112,7 +112,7 @@ export async function throughputFor({ version, url, wireEvents, rounds, warmup, 
   const server = await (await fetch(`${new URL(url).origin}/stats`)).json();
   const serverCpu = server.cpuPerTask[version];
   const serverCpuSeconds = median(serverCpu) / 1e6;
-  const server_ = { responses: serverCpu.length, cpuMsPerTask: round(serverCpuSeconds * 1000, 1), eventsPerCpuSecond: round(wireEvents / serverCpuSeconds) };
+  const server_ = { requests: server.requests[version], responses: serverCpu.length, cpuMsPerTask: round(serverCpuSeconds * 1000, 1), eventsPerCpuSecond: round(wireEvents / serverCpuSeconds) };
   const ratio = (a, b) => (results[a]?.eventsPerSecond && results[b]?.eventsPerSecond ? round(results[a].eventsPerSecond / results[b].eventsPerSecond, 2) : null);
   const cpuRatio = (a, b) => (results[a]?.eventsPerCpuSecond && results[b]?.eventsPerCpuSecond ? round(results[a].eventsPerCpuSecond / results[b].eventsPerCpuSecond, 2) : null);
   return {
