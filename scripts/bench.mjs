@@ -81,7 +81,7 @@ const results = {
 };
 
 const num = (value) => (value === undefined || value === null ? '—' : Math.round(value).toLocaleString('en'));
-const x = (value) => (value === undefined || value === null ? '—' : `${value.toFixed(2)}×`);
+const x = (value) => (typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(2)}×` : '—');
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 const errors = [];
 
@@ -90,18 +90,23 @@ if (runs('throughput')) {
   log(`throughput: starting the firehose (${CONFIG.firehose.events.toLocaleString('en')} events per task)`);
   const frames = checkFrames();
   if (frames.mismatches.length > 0) errors.push(`firehose frames differ from the official ones: ${JSON.stringify(frames.mismatches)}`);
-  const firehose = await startFirehoseProcess(CONFIG.firehose);
-  results.throughput = { firehose: { events: firehose.events, bytesPerTask: firehose.bytes, chunks: firehose.chunks, frameCheck: frames } };
   try {
-    for (const [version, url] of [
-      ['1.0', firehose.v1],
-      ['0.3', firehose.v03],
-    ]) {
-      log(`throughput v${version}: ${CONFIG.throughput.warmup} warm-up + ${CONFIG.throughput.rounds} rounds × (socket, undici, floor, official, raw, handle)`);
-      results.throughput[version] = await throughputFor({ version, url, wireEvents: firehose.events, ...CONFIG.throughput, log });
+    const firehose = await startFirehoseProcess(CONFIG.firehose);
+    results.throughput = { firehose: { events: firehose.events, bytesPerTask: firehose.bytes, chunks: firehose.chunks, frameCheck: frames } };
+    try {
+      for (const [version, url] of [
+        ['1.0', firehose.v1],
+        ['0.3', firehose.v03],
+      ]) {
+        log(`throughput v${version}: ${CONFIG.throughput.warmup} warm-up + ${CONFIG.throughput.rounds} rounds × (socket, undici, floor, official, raw, handle)`);
+        results.throughput[version] = await throughputFor({ version, url, wireEvents: firehose.events, ...CONFIG.throughput, log });
+      }
+    } finally {
+      await firehose.stop();
     }
-  } finally {
-    await firehose.stop();
+  } catch (error) {
+    errors.push(`throughput: ${error?.stack ?? error}`);
+    log(`✖ throughput: ${error}`);
   }
 }
 
@@ -139,8 +144,13 @@ if (runs('resume')) {
   for (const version of ['1.0', '0.3']) {
     const { cuts } = CONFIG.resume[version];
     log(`resume v${version}: ${cuts} cuts of "${CONFIG.resume.task}" through the fault proxy, default resilience`);
-    results.resume[version] = await resumeLatency({ version, cuts, task: CONFIG.resume.task, maxSeconds: CONFIG.resume.maxSeconds, seed: CONFIG.resume.seed, log });
-    if (results.resume[version].error) errors.push(`resume v${version}: ${results.resume[version].error}`);
+    try {
+      results.resume[version] = await resumeLatency({ version, cuts, task: CONFIG.resume.task, maxSeconds: CONFIG.resume.maxSeconds, seed: CONFIG.resume.seed, log });
+      if (results.resume[version].error) errors.push(`resume v${version}: ${results.resume[version].error}`);
+    } catch (error) {
+      errors.push(`resume v${version}: ${error?.stack ?? error}`);
+      log(`✖ resume v${version}: ${error}`);
+    }
   }
 }
 results.totalSeconds = round((Date.now() - startedAt) / 1000, 1);
@@ -192,7 +202,7 @@ if (results.throughput) {
     console.log(`ratios v${version} (events/CPU-s of the client process): raw/floor ${x(q.rawVsFloor)}  handle/floor ${x(q.handleVsFloor)}  raw/official ${x(q.rawVsOfficial)}  handle/official ${x(q.handleVsOfficial)}  (official/floor ${x(q.officialVsFloor)})`);
     console.log(
       `server v${version}: ${t.server.cpuMsPerTask} ms CPU per task (${num(t.server.eventsPerCpuSecond)} events/CPU-s, median of ${t.server.responses} responses) — ` +
-        `${x(t.server.eventsPerCpuSecond / c.floor.eventsPerCpuSecond)} the floor's events/CPU-s; the socket reader got ${x(r.floorVsServer === null ? null : 1 / r.floorVsServer)} the floor's events/s`,
+        `${x(t.server.eventsPerCpuSecond / c.floor?.eventsPerCpuSecond)} the floor's events/CPU-s; the socket reader got ${x(r.floorVsServer === null ? null : 1 / r.floorVsServer)} the floor's events/s`,
     );
     const q_ = t.server.requests;
     console.log(`server v${version} answered: ${q_.sends} streaming sends, ${q_.gets} GetTask, ${q_.subscribes} subscribes, ${q_.other} other (every client's warm-up and rounds)`);

@@ -83,13 +83,11 @@ async function createFloor({ url, version }) {
     async open(text) {
       const controller = new AbortController();
       const stream = await post(text, controller.signal);
-      const events = [];
       let first;
       const arrived = new Promise((resolve) => (first = resolve));
       const parser = createParser({
         onEvent(event) {
-          events.push(JSON.parse(event.data));
-          if (events.length > 16) events.shift();
+          JSON.parse(event.data);
           first();
         },
       });
@@ -97,7 +95,7 @@ async function createFloor({ url, version }) {
         const decoder = new TextDecoder();
         for await (const chunk of stream) parser.feed(decoder.decode(chunk, { stream: true }));
       })();
-      await arrived;
+      await Promise.race([arrived, reading]);
       return { close: () => controller.abort(), done: reading.catch(() => undefined) };
     },
     async forget() {},
