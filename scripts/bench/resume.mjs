@@ -11,7 +11,7 @@
 //     the first request made after the cut (so an event read from the old connection never counts);
 //   - `live`: the next `{type: 'connection', state: 'live'}` event.
 // Also: requests per cut, by JSON-RPC method, from the proxy's log (a reconnect storm shows here),
-// and connections that brought the client no byte at all.
+// connections that brought the client no byte or no whole event, and reconnect attempt numbers.
 /* global AbortController, ReadableStream, performance */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Response } from 'undici';
@@ -29,9 +29,11 @@ function tappedFetch(base, notes) {
     const reader = response.body.getReader();
     notes.sseBodies++;
     let bytes = 0;
+    let wholeEvent = false; // saw an event's end (a blank line) in what this body delivered
     const ended = (how) => {
       notes.bodyEnds.push({ at: performance.now(), how, bytes });
       if (bytes === 0) notes.emptyBodies++;
+      if (!wholeEvent) notes.noWholeEvent++;
     };
     const body = new ReadableStream(
       {
@@ -49,6 +51,7 @@ function tappedFetch(base, notes) {
             controller.close();
           } else {
             bytes += read.value.length;
+            wholeEvent ||= Buffer.from(read.value.buffer, read.value.byteOffset, read.value.length).includes('\n\n');
             controller.enqueue(read.value);
           }
         },
@@ -77,7 +80,7 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
   const agent = await startAgentProcess({ versions: [version] });
   const proxy = await startFaultProxy({ target: agent.origin, seed });
   const base = createNodeFetch({ connections: 64, keepAliveTimeoutMs: 10_000 });
-  const notes = { requests: [], bodyEnds: [], sseBodies: 0, emptyBodies: 0 };
+  const notes = { requests: [], bodyEnds: [], sseBodies: 0, emptyBodies: 0, noWholeEvent: 0 };
   const random = seeded(seed);
   const plan = { reset: 0, end: 0, midEvent: 0 };
   for (let i = 0; i < cuts; i++) {
@@ -89,6 +92,7 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
   }
   const events = []; // [time, kind, episode]: kind 'app' or a connection state
   const chosenDelays = []; // delayMs of every `reconnecting` event: the wait the engine chose
+  const attempts = {}; // `reconnecting` events by attempt number (2+: the connection before brought no event)
   const episodes = []; // { startedAt, endedBy: 'cuts-done' | 'polling' | 'deadline' | 'error' }
   let error;
   const deadline = performance.now() + maxSeconds * 1000;
@@ -112,6 +116,7 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
           const kind = event.type === 'connection' ? event.state : 'app';
           events.push([at, kind, episode.index]);
           if (kind === 'reconnecting' && typeof event.delayMs === 'number') chosenDelays.push(event.delayMs);
+          if (kind === 'reconnecting') attempts[event.attempt ?? '?'] = (attempts[event.attempt ?? '?'] ?? 0) + 1;
           if (kind === 'polling') {
             episode.endedBy = 'polling';
             break;
@@ -195,12 +200,14 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
     toAppEventNoSecondCutMs: stats(toAppNoSecondCut),
     toLiveMs: stats(toLive),
     chosenDelayMs: stats(chosenDelays),
+    reconnectAttempts: attempts,
     cutAgainBeforeAppEvent,
     cutsFollowedByPolling: endedInPolling,
     tasks: episodes.length,
     switchesToPolling: episodes.filter((e) => e.endedBy === 'polling').length,
     episodes: episodes.map(({ index, cuts: n, endedBy }) => ({ index, cuts: n, endedBy })),
     emptyConnections: notes.emptyBodies,
+    connectionsWithoutWholeEvent: notes.noWholeEvent,
     sseConnections: notes.sseBodies,
     requestsByMethod: byMethod,
     requestsPerCut: proxyCuts > 0 ? round(a2aRequests / proxyCuts, 2) : null,
