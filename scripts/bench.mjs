@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // `pnpm bench`: Tether (the BUILT packages, public API only) against baselines measured in the same
-// run. No pass/fail on time: the machine is noisy, so read the ratios.
-//   1. Throughput on a firehose (scripts/bench/firehose-server.mjs, a child process that writes a
-//      pre-built, official-shaped stream far faster than any client reads), v1.0 and v0.3 JSON-RPC:
-//      floor (undici + eventsource-parser + JSON.parse) | official @a2a-js/sdk | Tether raw
-//      client.streamMessage() | Tether handle client.start() + events(); plus the server's own rate.
+// run. No pass/fail on time: the machine is noisy, so read the ratios (and the CPU-time ratios, which
+// other load on the machine disturbs less than wall time).
+//   1. Throughput on a firehose (scripts/bench/firehose-server.mjs: a child process that writes a
+//      prepared, official-shaped stream — checked against the captured official frames — at a small
+//      fraction of any client's CPU cost), v1.0 and v0.3 JSON-RPC, interleaved rounds, medians:
+//      floor (undici request + eventsource-parser + JSON.parse) | official @a2a-js/sdk 1.3.0 (v0.3 through
+//      its legacyCompat transport) | Tether raw client.streamMessage() | Tether handle client.start() +
+//      handle.events(); plus the server's own rate (a raw socket that drops the bytes) and its CPU time.
 //   2. Heap per open task (1,000 long tasks streaming at once) and heap slope over sequential tasks,
 //      on the testkit agent in a child process.
-//   3. Resume latency of a task handle with default resilience: cut → next app event and → `live`,
-//      through the testkit fault proxy; requests per cut.
+//   3. Resume latency of a task handle with default resilience on the testkit agent behind the testkit
+//      fault proxy: cut → next app event and → `live`; the delays the engine chose; requests per cut.
+// Every client gets an undici pool of 2,048 sockets per origin (Tether's node default is 1,024).
 // Prints tables; writes everything to bench/results.json (git-ignored).
 //   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume]
 import { spawnSync } from 'node:child_process';
