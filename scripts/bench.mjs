@@ -265,7 +265,7 @@ if (results.resume) {
     if (!r) continue;
     const notes = [];
     if (r.cutAgainBeforeAppEvent > 0) notes.push(`${r.cutAgainBeforeAppEvent} cut(s) were cut again before any app event (without them → app event ${ms(r.toAppEventNoSecondCutMs)} ms)`);
-    notes.push(`${r.switchesToPolling} switch(es) to polling over ${r.tasks} task(s)`);
+    notes.push(`${r.switchesToPolling} switch(es) to polling over ${r.tasks} task(s)${r.cutsFollowedByPolling ? ` (${r.cutsFollowedByPolling} cut(s) followed by the switch left out of the latencies)` : ''}`);
     notes.push(`${r.emptyConnections} of ${r.sseConnections} SSE connections brought the client no byte, ${r.connectionsWithoutWholeEvent} no whole event`);
     const later = Object.entries(r.reconnectAttempts ?? {}).filter(([n]) => n !== '1');
     notes.push(`reconnect attempts: ${r.reconnectAttempts?.['1'] ?? 0} first${later.map(([n, count]) => `, ${count} #${n}`).join('')}`);
