@@ -1,22 +1,24 @@
 #!/usr/bin/env node
-// `pnpm bench`: memory and throughput of Tether's task engine on the BUILT packages, each number
-// set against a baseline measured in the same run (no pass/fail on time; compare the ratios):
-//   1. heap per open task, 1,000 concurrent long tasks streaming: task handles (engine) vs Tether's
-//      raw client.streamMessage() vs the official @a2a-js/sdk 1.3.0 client;
-//   2. heap slope over 10,000 sequential tasks: engine vs the raw streamMessage() loop (and the
-//      official client);
-//   3. events per second through handle.events() vs raw streamMessage() vs the official client.
-// The agent (built testkit) runs in a child process, so this process's heap holds only the clients.
-// All three clients use the same undici Agent settings (Tether's createNodeFetch, 2,048 sockets per
-// origin) and the agent's v1.0 JSON-RPC interface. Prints a table and JSON; writes bench/results.json.
-/* global AbortController */
+// `pnpm bench`: Tether (the BUILT packages, public API only) against baselines measured in the same
+// run. No pass/fail on time: the machine is noisy, so read the ratios (and the CPU-time ratios, which
+// other load on the machine disturbs less than wall time).
+//   1. Throughput on a firehose (scripts/bench/firehose-server.mjs: a child process that writes a
+//      prepared, official-shaped stream — checked against the captured official frames — at a small
+//      fraction of any client's CPU cost), v1.0 and v0.3 JSON-RPC, interleaved rounds, medians:
+//      floor (undici request + eventsource-parser + JSON.parse) | official @a2a-js/sdk 1.3.0 (v0.3 through
+//      its legacyCompat transport) | Tether raw client.streamMessage() | Tether handle client.start() +
+//      handle.events(); plus the server's own rate (a raw socket that drops the bytes) and its CPU time.
+//   2. Heap per open task (1,000 long tasks streaming at once) and heap slope over sequential tasks,
+//      on the testkit agent in a child process.
+//   3. Resume latency of a task handle with default resilience on the testkit agent behind the testkit
+//      fault proxy: cut → next app event and → `live`; the delays the engine chose; requests per cut.
+// Every client gets an undici pool of 2,048 sockets per origin (Tether's node default is 1,024).
+// Prints tables; writes everything to bench/results.json (git-ignored).
+//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume]
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { heapAfterGc, median, pool, round, slope, startAgentProcess, table } from './bench/util.mjs';
 
 if (typeof globalThis.gc !== 'function') {
   // Heap numbers need full collections on demand: run again with --expose-gc.
@@ -27,314 +29,262 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 const root = new URL('../', import.meta.url);
-const nodeDist = new URL('packages/node/dist/index.js', root);
-const testkitDist = new URL('packages/testkit/dist/index.js', root);
-const sdkDir = new URL('packages/interop/node_modules/@a2a-js/sdk/', root);
-for (const [what, url] of [
-  ['@a2a-tether/node (build it: pnpm build)', nodeDist],
-  ['@a2a-tether/testkit (build it: pnpm build)', testkitDist],
-  ['@a2a-js/sdk (the devDependency of packages/interop: pnpm install)', new URL('package.json', sdkDir)],
+for (const [what, path] of [
+  ['@a2a-tether/node (build it: pnpm build)', 'packages/node/dist/index.js'],
+  ['@a2a-tether/testkit (build it: pnpm build)', 'packages/testkit/dist/index.js'],
+  ['@a2a-js/sdk (the devDependency of packages/interop: pnpm install)', 'packages/interop/node_modules/@a2a-js/sdk/package.json'],
 ]) {
-  if (!existsSync(url)) {
-    console.error(`✖ missing ${what}: ${fileURLToPath(url)}`);
+  if (!existsSync(new URL(path, root))) {
+    console.error(`✖ missing ${what}: ${fileURLToPath(new URL(path, root))}`);
     process.exit(1);
   }
 }
 
-const { connect, createNodeFetch } = await import(nodeDist.href);
-const sdkPackage = JSON.parse(readFileSync(new URL('package.json', sdkDir), 'utf8'));
-const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } = await import(
-  new URL(sdkPackage.exports['./client'].import, sdkDir).href
-);
+const { CLIENTS, SOCKETS, sdkPackage } = await import('./bench/clients.mjs');
+const { throughputFor } = await import('./bench/throughput.mjs');
+const { checkFrames } = await import('./bench/check-frames.mjs');
+const { LONG_TASK, SHORT_TASK, heapPerOpenTask, heapSlope } = await import('./bench/heap.mjs');
+const { resumeLatency } = await import('./bench/resume.mjs');
+const { round, startFirehoseProcess, table } = await import('./bench/util.mjs');
 
-const OPEN_TASKS = 1_000;
-const LONG_TASK = 'slow steps=100000 delayMs=1000';
-const SEQUENTIAL_TASKS = 10_000;
-const SAMPLE_EVERY = 500;
-// The testkit's `stream … delayMs=0` sleeps ~1 ms per step on the agent's timers, so 10,000 of them
-// take minutes; `burst` (scripts/bench/agent.mjs) sends the same shape of task with no timer.
-const SHORT_TASK = 'burst chunks=2';
-const BURST_CHUNKS = 5_000;
-const THROUGHPUT_ROUNDS = 5;
-const startedAt = Date.now();
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const runs = (section) => only === undefined || only.includes(section);
 
-const log = (line) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${line}`);
-
-function nodeFetch() {
-  return createNodeFetch({ connections: 2_048, keepAliveTimeoutMs: 1_000 });
-}
-
-/**
- * The three ways to follow a task. `open(text)` resolves once the first event arrived and keeps
- * reading in the background; `run(text)` reads a task to its end and returns the events seen.
- */
-const DRIVERS = {
-  engine: {
-    label: 'Tether task handle (engine)',
-    async create(url) {
-      const fetch = nodeFetch();
-      const client = await connect(url, { fetch, cardCache: false, preferredBindings: ['JSONRPC'], protocolVersions: ['1.0'] });
-      return {
-        async open(text) {
-          const handle = await client.start(text);
-          const reading = (async () => {
-            for await (const _event of handle.events()) {
-              // discard: an app would render it
-            }
-          })();
-          return { close: () => handle.detach(), done: reading.catch(() => undefined) };
-        },
-        async run(text) {
-          const handle = await client.start(text);
-          let events = 0;
-          for await (const _event of handle.events()) events++;
-          await handle.done();
-          return events;
-        },
-        /** Detached tasks stay in the store (resumable); an app that is done with them forgets them. */
-        async forget() {
-          for (const record of await client.store.list()) await client.store.delete(record.taskId);
-        },
-        close: () => fetch.dispatcher.close(),
-      };
-    },
-  },
-  raw: {
-    label: 'Tether client.streamMessage() (raw)',
-    async create(url) {
-      const fetch = nodeFetch();
-      const client = await connect(url, { fetch, cardCache: false, preferredBindings: ['JSONRPC'], protocolVersions: ['1.0'] });
-      return {
-        async open(text) {
-          const stream = client.streamMessage(text);
-          const iterator = stream[Symbol.asyncIterator]();
-          await iterator.next();
-          const reading = (async () => {
-            for (;;) if ((await iterator.next()).done) return;
-          })();
-          return { close: () => stream.abort(), done: reading.catch(() => undefined) };
-        },
-        async run(text) {
-          let events = 0;
-          for await (const _event of client.streamMessage(text)) events++;
-          return events;
-        },
-        async forget() {},
-        close: () => fetch.dispatcher.close(),
-      };
-    },
-  },
-  sdk: {
-    label: `@a2a-js/sdk ${sdkPackage.version} sendMessageStream()`,
-    async create(url) {
-      const fetch = nodeFetch();
-      const factory = new ClientFactory({
-        transports: [new JsonRpcTransportFactory({ fetchImpl: fetch })],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl: fetch }),
-      });
-      const client = await factory.createFromUrl(url);
-      // ROLE_USER = 1; a text part in the SDK's (proto) shape.
-      const request = (text) => ({ message: { messageId: randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: text } }] } });
-      return {
-        async open(text) {
-          const controller = new AbortController();
-          const iterator = client.sendMessageStream(request(text), { signal: controller.signal });
-          await iterator.next();
-          const reading = (async () => {
-            for (;;) if ((await iterator.next()).done) return;
-          })();
-          return { close: () => controller.abort(), done: reading.catch(() => undefined) };
-        },
-        async run(text) {
-          let events = 0;
-          for await (const _event of client.sendMessageStream(request(text))) events++;
-          return events;
-        },
-        async forget() {},
-        close: () => fetch.dispatcher.close(),
-      };
-    },
+const CONFIG = {
+  firehose: { events: quick ? 5_000 : 50_000, chunkChars: 160 },
+  throughput: { rounds: quick ? 3 : 5, warmup: 1 },
+  heapPerOpenTask: { tasks: quick ? 200 : 1_000, scenario: LONG_TASK },
+  heapSlope: { tasks: quick ? 1_000 : 2_000, sampleEvery: quick ? 250 : 250, scenario: SHORT_TASK },
+  resume: {
+    '1.0': { cuts: quick ? 30 : 200 },
+    '0.3': { cuts: quick ? 20 : 100 },
+    task: 'slow steps=100000 delayMs=10',
+    maxSeconds: quick ? 30 : 60,
+    seed: 20261201,
   },
 };
 
-/** Each measurement gets a fresh agent process and a fresh client. */
-async function withClient(kind, fn) {
-  const agent = await startAgentProcess();
-  const client = await DRIVERS[kind].create(agent.url);
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-    await agent.stop();
-  }
-}
-
-/** 1. Heap per open task with OPEN_TASKS long tasks streaming at once. */
-async function heapPerOpenTask(kind) {
-  return withClient(kind, async (client) => {
-    // Warm up the code paths (open, read, close) so the baseline already holds the compiled code.
-    await pool(20, 4, () => client.run(SHORT_TASK));
-    const warm = await Promise.all(Array.from({ length: 20 }, () => client.open(LONG_TASK)));
-    for (const stream of warm) stream.close();
-    await Promise.all(warm.map((stream) => stream.done));
-    warm.length = 0;
-    await client.forget();
-    await delay(200);
-    const baseline = await heapAfterGc();
-
-    const opened = Date.now();
-    const streams = [];
-    await pool(OPEN_TASKS, 50, async (i) => {
-      streams[i] = await client.open(LONG_TASK);
-    });
-    const openMs = Date.now() - opened;
-    await delay(2_000); // every task sends a status and a chunk per second meanwhile
-    const live = await heapAfterGc();
-
-    for (const stream of streams) stream.close();
-    await Promise.race([Promise.all(streams.map((stream) => stream.done)), delay(30_000)]);
-    streams.length = 0; // what is still reachable after this is held by the client, not by the bench
-    await client.forget();
-    await delay(200);
-    const released = await heapAfterGc();
-    return {
-      bytesPerTask: round((live - baseline) / OPEN_TASKS),
-      residualBytesPerTaskAfterClose: round((released - baseline) / OPEN_TASKS),
-      openMs,
-    };
-  });
-}
-
-/** 2. Heap slope over SEQUENTIAL_TASKS tasks run one after another. */
-async function heapSlope(kind) {
-  return withClient(kind, async (client) => {
-    for (let i = 0; i < SAMPLE_EVERY; i++) await client.run(SHORT_TASK); // warm-up
-    const samples = [[0, await heapAfterGc()]];
-    const started = Date.now();
-    for (let done = 0; done < SEQUENTIAL_TASKS; ) {
-      for (let i = 0; i < SAMPLE_EVERY; i++, done++) await client.run(SHORT_TASK);
-      samples.push([done, await heapAfterGc()]);
-    }
-    const ms = Date.now() - started;
-    return {
-      bytesPerTask: round(slope(samples)),
-      heapStartMB: round(samples[0][1] / 1e6, 2),
-      heapEndMB: round(samples.at(-1)[1] / 1e6, 2),
-      msPerTask: round(ms / SEQUENTIAL_TASKS, 2),
-    };
-  });
-}
-
-/** 3. Events per second for one task of BURST_CHUNKS chunks, median over interleaved rounds. */
-async function throughput(kinds) {
-  const agent = await startAgentProcess();
-  const clients = {};
-  for (const kind of kinds) clients[kind] = await DRIVERS[kind].create(agent.url);
-  const runs = Object.fromEntries(kinds.map((kind) => [kind, []]));
-  const text = `burst chunks=${BURST_CHUNKS}`;
-  try {
-    for (const kind of kinds) for (let i = 0; i < 2; i++) await clients[kind].run(text); // warm-up
-    for (let round_ = 0; round_ < THROUGHPUT_ROUNDS; round_++) {
-      for (const kind of kinds) {
-        const started = process.hrtime.bigint();
-        const events = await clients[kind].run(text);
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        runs[kind].push({ events, seconds });
-      }
-    }
-  } finally {
-    for (const kind of kinds) await clients[kind].close();
-    await agent.stop();
-  }
-  return Object.fromEntries(
-    kinds.map((kind) => {
-      const seconds = median(runs[kind].map((r) => r.seconds));
-      return [
-        kind,
-        {
-          chunksPerSecond: round(BURST_CHUNKS / seconds),
-          eventsPerTask: runs[kind][0].events,
-          medianMs: round(seconds * 1000, 1),
-        },
-      ];
-    }),
-  );
-}
-
-console.log(`Tether bench — Node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), ${os.platform()} ${os.arch()}`);
-console.log(`clients: ${Object.values(DRIVERS).map((d) => d.label).join(' | ')}`);
+const startedAt = Date.now();
+const log = (line) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${line}`);
+const cpu = os.cpus()[0]?.model ?? 'unknown';
+console.log(`Tether bench — Node ${process.version}, ${os.cpus().length} CPU(s) (${cpu}), ${os.platform()} ${os.arch()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}${quick ? ' — QUICK' : ''}`);
 
 const results = {
   node: process.version,
   cpus: os.cpus().length,
-  cpuModel: os.cpus()[0]?.model ?? 'unknown',
+  cpuModel: cpu,
   platform: `${os.platform()} ${os.arch()}`,
+  loadAverageAtStart: os.loadavg(),
   date: new Date().toISOString(),
+  quick,
   sdkVersion: sdkPackage.version,
-  heapPerOpenTask: { tasks: OPEN_TASKS, scenario: LONG_TASK },
-  heapSlope: { tasks: SEQUENTIAL_TASKS, sampleEvery: SAMPLE_EVERY, scenario: SHORT_TASK },
-  throughput: { chunks: BURST_CHUNKS, rounds: THROUGHPUT_ROUNDS, scenario: `burst chunks=${BURST_CHUNKS}` },
+  socketsPerOrigin: SOCKETS,
+  config: CONFIG,
 };
 
-for (const kind of ['raw', 'sdk', 'engine']) {
-  log(`heap per open task: ${OPEN_TASKS} × "${LONG_TASK}" through ${DRIVERS[kind].label}`);
-  results.heapPerOpenTask[kind] = await heapPerOpenTask(kind);
-}
-for (const kind of ['raw', 'sdk', 'engine']) {
-  log(`heap slope: ${SEQUENTIAL_TASKS} × "${SHORT_TASK}" through ${DRIVERS[kind].label}`);
-  results.heapSlope[kind] = await heapSlope(kind);
-}
-log(`throughput: "burst chunks=${BURST_CHUNKS}", ${THROUGHPUT_ROUNDS} interleaved rounds`);
-results.throughput = { ...results.throughput, ...(await throughput(['raw', 'sdk', 'engine'])) };
-
-const open = results.heapPerOpenTask;
-const seq = results.heapSlope;
-const tp = results.throughput;
-results.ratios = {
-  heapPerOpenTask: { engineVsRaw: round(open.engine.bytesPerTask / open.raw.bytesPerTask, 2), engineVsSdk: round(open.engine.bytesPerTask / open.sdk.bytesPerTask, 2), rawVsSdk: round(open.raw.bytesPerTask / open.sdk.bytesPerTask, 2) },
-  heapSlopeEngineMinusRawBytesPerTask: round(seq.engine.bytesPerTask - seq.raw.bytesPerTask),
-  throughput: { engineVsRaw: round(tp.engine.chunksPerSecond / tp.raw.chunksPerSecond, 2), engineVsSdk: round(tp.engine.chunksPerSecond / tp.sdk.chunksPerSecond, 2), rawVsSdk: round(tp.raw.chunksPerSecond / tp.sdk.chunksPerSecond, 2) },
-};
-results.totalSeconds = round((Date.now() - startedAt) / 1000, 1);
-
+const num = (value) => (value === undefined || value === null ? '—' : Math.round(value).toLocaleString('en'));
+const x = (value) => (typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(2)}×` : '—');
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
-const r = results.ratios;
-console.log(`\nHeap per open task (${OPEN_TASKS} concurrent "${LONG_TASK}", all streaming)`);
-console.log(
-  table(
-    ['client', 'heap/task', 'after close/task', 'open all (ms)', 'vs raw', 'vs sdk'],
-    [
-      ['Tether raw streamMessage', kb(open.raw.bytesPerTask), kb(open.raw.residualBytesPerTaskAfterClose), open.raw.openMs, '1.00', r.heapPerOpenTask.rawVsSdk.toFixed(2)],
-      [`@a2a-js/sdk ${sdkPackage.version}`, kb(open.sdk.bytesPerTask), kb(open.sdk.residualBytesPerTaskAfterClose), open.sdk.openMs, '', '1.00'],
-      ['Tether task handle', kb(open.engine.bytesPerTask), kb(open.engine.residualBytesPerTaskAfterClose), open.engine.openMs, r.heapPerOpenTask.engineVsRaw.toFixed(2), r.heapPerOpenTask.engineVsSdk.toFixed(2)],
-    ],
-  ),
-);
-console.log(`\nHeap slope over ${SEQUENTIAL_TASKS.toLocaleString('en')} sequential "${SHORT_TASK}" (least squares, gc every ${SAMPLE_EVERY})`);
-console.log(
-  table(
-    ['client', 'bytes/task', 'heap start', 'heap end', 'ms/task'],
-    [
-      ['Tether raw streamMessage', seq.raw.bytesPerTask, `${seq.raw.heapStartMB} MB`, `${seq.raw.heapEndMB} MB`, seq.raw.msPerTask],
-      [`@a2a-js/sdk ${sdkPackage.version}`, seq.sdk.bytesPerTask, `${seq.sdk.heapStartMB} MB`, `${seq.sdk.heapEndMB} MB`, seq.sdk.msPerTask],
-      ['Tether task handle', seq.engine.bytesPerTask, `${seq.engine.heapStartMB} MB`, `${seq.engine.heapEndMB} MB`, seq.engine.msPerTask],
-    ],
-  ),
-);
-console.log(`\nThroughput: one task of ${BURST_CHUNKS} chunks, median of ${THROUGHPUT_ROUNDS}`);
-console.log(
-  table(
-    ['client', 'chunks/s', 'events/task', 'ms', 'vs raw', 'vs sdk'],
-    [
-      ['Tether raw streamMessage', tp.raw.chunksPerSecond, tp.raw.eventsPerTask, tp.raw.medianMs, '1.00', r.throughput.rawVsSdk.toFixed(2)],
-      [`@a2a-js/sdk ${sdkPackage.version}`, tp.sdk.chunksPerSecond, tp.sdk.eventsPerTask, tp.sdk.medianMs, '', '1.00'],
-      ['Tether handle.events()', tp.engine.chunksPerSecond, tp.engine.eventsPerTask, tp.engine.medianMs, r.throughput.engineVsRaw.toFixed(2), r.throughput.engineVsSdk.toFixed(2)],
-    ],
-  ),
-);
+const errors = [];
 
-console.log(`\n${JSON.stringify(results, null, 2)}`);
+// 1. Throughput ----------------------------------------------------------------------------------
+if (runs('throughput')) {
+  log(`throughput: starting the firehose (${CONFIG.firehose.events.toLocaleString('en')} events per task)`);
+  const frames = checkFrames();
+  if (frames.mismatches.length > 0) errors.push(`firehose frames differ from the official ones: ${JSON.stringify(frames.mismatches)}`);
+  try {
+    const firehose = await startFirehoseProcess(CONFIG.firehose);
+    results.throughput = { firehose: { events: firehose.events, bytesPerTask: firehose.bytes, chunks: firehose.chunks, frameCheck: frames } };
+    try {
+      for (const [version, url] of [
+        ['1.0', firehose.v1],
+        ['0.3', firehose.v03],
+      ]) {
+        log(`throughput v${version}: ${CONFIG.throughput.warmup} warm-up + ${CONFIG.throughput.rounds} rounds × (socket, undici, floor, official, raw, handle)`);
+        results.throughput[version] = await throughputFor({ version, url, wireEvents: firehose.events, ...CONFIG.throughput, log });
+      }
+    } finally {
+      await firehose.stop();
+    }
+  } catch (error) {
+    errors.push(`throughput: ${error?.stack ?? error}`);
+    log(`✖ throughput: ${error}`);
+  }
+}
+
+// 2. Heap ----------------------------------------------------------------------------------------
+const HEAP_KINDS = ['floor', 'official', 'raw', 'handle'];
+if (runs('heap')) {
+  results.heapPerOpenTask = { tasks: CONFIG.heapPerOpenTask.tasks, scenario: LONG_TASK };
+  for (const kind of HEAP_KINDS) {
+    log(`heap per open task: ${CONFIG.heapPerOpenTask.tasks} × "${LONG_TASK}" through ${CLIENTS[kind].label}`);
+    try {
+      results.heapPerOpenTask[kind] = await heapPerOpenTask(kind, CONFIG.heapPerOpenTask);
+    } catch (error) {
+      results.heapPerOpenTask[kind] = { error: String(error?.stack ?? error) };
+      errors.push(`heap per open task, ${kind}: ${error}`);
+    }
+  }
+}
+const SLOPE_KINDS = ['official', 'raw', 'handle'];
+if (runs('slope')) {
+  results.heapSlope = { tasks: CONFIG.heapSlope.tasks, sampleEvery: CONFIG.heapSlope.sampleEvery, scenario: SHORT_TASK };
+  for (const kind of SLOPE_KINDS) {
+    log(`heap slope: ${CONFIG.heapSlope.tasks} × "${SHORT_TASK}" through ${CLIENTS[kind].label}`);
+    try {
+      results.heapSlope[kind] = await heapSlope(kind, CONFIG.heapSlope);
+    } catch (error) {
+      results.heapSlope[kind] = { error: String(error?.stack ?? error) };
+      errors.push(`heap slope, ${kind}: ${error}`);
+    }
+  }
+}
+
+// 3. Resume --------------------------------------------------------------------------------------
+if (runs('resume')) {
+  results.resume = {};
+  for (const version of ['1.0', '0.3']) {
+    const { cuts } = CONFIG.resume[version];
+    log(`resume v${version}: ${cuts} cuts of "${CONFIG.resume.task}" through the fault proxy, default resilience`);
+    try {
+      results.resume[version] = await resumeLatency({ version, cuts, task: CONFIG.resume.task, maxSeconds: CONFIG.resume.maxSeconds, seed: CONFIG.resume.seed, log });
+      if (results.resume[version].error) errors.push(`resume v${version}: ${results.resume[version].error}`);
+    } catch (error) {
+      errors.push(`resume v${version}: ${error?.stack ?? error}`);
+      log(`✖ resume v${version}: ${error}`);
+    }
+  }
+}
+results.totalSeconds = round((Date.now() - startedAt) / 1000, 1);
+results.loadAverageAtEnd = os.loadavg();
+
+// Report -----------------------------------------------------------------------------------------
+if (results.throughput) {
+  const { firehose } = results.throughput;
+  console.log(
+    `\n1. THROUGHPUT — firehose: one task = ${num(firehose.events)} events (snapshot, ${num(firehose.chunks)} append chunks of ~160 chars + ` +
+      `a working status every 10th event, completed), ~${(firehose.bytesPerTask['1.0'] / 1e6).toFixed(1)} MB (v1.0) / ` +
+      `${(firehose.bytesPerTask['0.3'] / 1e6).toFixed(1)} MB (v0.3). Median of ${CONFIG.throughput.rounds} interleaved rounds; ` +
+      `events/s = wire events ÷ time from the call to the stream's end; events/CPU-s = wire events ÷ CPU time of the process that read them.`,
+  );
+  const check = firehose.frameCheck;
+  console.log(
+    check.mismatches.length === 0
+      ? `Frame shapes (keys, order, value types) match the official captures (packages/core/test/fixtures/official) for all ${check.checked} kinds checked.`
+      : `✖ ${check.mismatches.length} of ${check.checked} frame kinds differ from the official captures: ${check.mismatches.map((m) => m.what).join(', ')} (details under ERRORS)`,
+  );
+  for (const version of ['1.0', '0.3']) {
+    const t = results.throughput[version];
+    if (!t) continue;
+    const c = t.clients;
+    const row = (kind, name) => {
+      const r = c[kind];
+      if (r.error && r.eventsPerSecond === undefined) return [name, 'ERROR', '', '', '', '', '', ''];
+      const yielded = r.eventsYielded === undefined ? `${(r.bytesPerSecond / 1e6).toFixed(0)} MB/s` : `${num(r.eventsYielded)}${r.connectionEvents ? ` +${r.connectionEvents} conn` : ''}`;
+      const ratio = (base) => (r.eventsPerSecond && c[base]?.eventsPerSecond ? x(r.eventsPerSecond / c[base].eventsPerSecond) : '—');
+      return [name, num(r.eventsPerSecond), `${num(r.minEventsPerSecond)}–${num(r.maxEventsPerSecond)}`, yielded, ratio('floor'), ratio('official'), num(r.eventsPerCpuSecond), r.error ? 'ERROR (see below)' : ''];
+    };
+    console.log(`\nv${version} JSON-RPC${version === '0.3' ? ' (the official 1.3.0 client through its legacyCompat v0.3 transport)' : ''}`);
+    console.log(
+      table(
+        ['reader / client', 'events/s', 'min–max', 'yielded / rate', '÷ floor', '÷ official', 'events/CPU-s', ''],
+        [
+          row('socket', 'server → raw TCP socket, bytes dropped'),
+          row('discard', 'undici request(), body dropped'),
+          row('floor', 'floor: undici + eventsource-parser + JSON.parse'),
+          row('official', `official @a2a-js/sdk ${sdkPackage.version}`),
+          row('raw', 'Tether raw streamMessage()'),
+          row('handle', 'Tether handle start() + events()'),
+        ],
+      ),
+    );
+    const r = t.ratios;
+    const q = t.cpuRatios;
+    console.log(`ratios v${version} (events/s): raw/floor ${x(r.rawVsFloor)}  handle/floor ${x(r.handleVsFloor)}  raw/official ${x(r.rawVsOfficial)}  handle/official ${x(r.handleVsOfficial)}  (official/floor ${x(r.officialVsFloor)})`);
+    console.log(`ratios v${version} (events/CPU-s of the client process): raw/floor ${x(q.rawVsFloor)}  handle/floor ${x(q.handleVsFloor)}  raw/official ${x(q.rawVsOfficial)}  handle/official ${x(q.handleVsOfficial)}  (official/floor ${x(q.officialVsFloor)})`);
+    console.log(
+      `server v${version}: ${t.server.cpuMsPerTask} ms CPU per task (${num(t.server.eventsPerCpuSecond)} events/CPU-s, median of ${t.server.responses} responses) — ` +
+        `${x(t.server.eventsPerCpuSecond / c.floor?.eventsPerCpuSecond)} the floor's events/CPU-s; the socket reader got ${x(r.floorVsServer === null ? null : 1 / r.floorVsServer)} the floor's events/s`,
+    );
+    const q_ = t.server.requests;
+    console.log(`server v${version} answered: ${q_.sends} streaming sends, ${q_.gets} GetTask, ${q_.subscribes} subscribes, ${q_.other} other (every client's warm-up and rounds)`);
+  }
+}
+
+if (results.heapPerOpenTask) {
+  const h = results.heapPerOpenTask;
+  console.log(`\n2. HEAP PER OPEN TASK — ${h.tasks} concurrent "${LONG_TASK}" (v1.0 testkit agent), all streaming; heap after GC`);
+  const base = (kind) => h[kind]?.bytesPerTask;
+  console.log(
+    table(
+      ['client', 'heap/task', 'after close/task', 'open all (ms)', '÷ official', '÷ floor'],
+      HEAP_KINDS.map((kind) => {
+        const r = h[kind];
+        if (r.error) return [CLIENTS[kind].short, 'ERROR', '', '', '', ''];
+        return [CLIENTS[kind].short, kb(r.bytesPerTask), kb(r.residualBytesPerTaskAfterClose), num(r.openMs), x(r.bytesPerTask / base('official')), x(r.bytesPerTask / base('floor'))];
+      }),
+    ),
+  );
+}
+if (results.heapSlope) {
+  const s = results.heapSlope;
+  console.log(`\n   HEAP SLOPE — ${num(s.tasks)} sequential "${SHORT_TASK}" (least squares over heap after GC every ${s.sampleEvery})`);
+  console.log(
+    table(
+      ['client', 'bytes/task', 'heap start', 'heap end', 'ms/task'],
+      SLOPE_KINDS.map((kind) => {
+        const r = s[kind];
+        if (r.error) return [CLIENTS[kind].short, 'ERROR', '', '', ''];
+        return [CLIENTS[kind].short, num(r.bytesPerTask), `${r.heapStartMB} MB`, `${r.heapEndMB} MB`, r.msPerTask];
+      }),
+    ),
+  );
+}
+
+if (results.resume) {
+  console.log(`\n3. RESUME LATENCY — Tether handle, default resilience, "${CONFIG.resume.task}" on the testkit agent behind the fault proxy`);
+  console.log('   cut = the client sees its SSE body end (reset or clean end); app event = first non-connection TaskEvent from a request made after the cut');
+  console.log("   delay = what the engine chose (the `delayMs` of its `reconnecting` events: full jitter, first ceiling 250 ms)");
+  const ms = (s) => (s ? `${s.p50} / ${s.p99} / ${s.max}` : '—');
+  const rows = [];
+  for (const version of ['1.0', '0.3']) {
+    const r = results.resume[version];
+    if (!r) continue;
+    const cutsText = `${r.cutsSeenByClient} (${r.cutsByProxy.reset} reset, ${r.cutsByProxy.end} end, ${r.cutsPlanned.midEvent} mid-event)`;
+    const methods = Object.entries(r.requestsByMethod)
+      .filter(([method]) => !method.startsWith('GET '))
+      .map(([method, count]) => `${method} ${count}`)
+      .join(', ');
+    rows.push([`v${version}`, cutsText, ms(r.toAppEventMs), ms(r.toLiveMs), ms(r.chosenDelayMs), r.requestsPerCut ?? '—', methods, r.error ? 'ERROR' : '']);
+  }
+  console.log(table(['', 'cuts', '→ app event p50/p99/max ms', '→ live p50/p99/max ms', 'delay p50/p99/max ms', 'req/cut', 'requests', ''], rows));
+  for (const version of ['1.0', '0.3']) {
+    const r = results.resume[version];
+    if (!r) continue;
+    const notes = [];
+    if (r.cutAgainBeforeAppEvent > 0) notes.push(`${r.cutAgainBeforeAppEvent} cut(s) were cut again before any app event (without them → app event ${ms(r.toAppEventNoSecondCutMs)} ms)`);
+    notes.push(`${r.switchesToPolling} switch(es) to polling over ${r.tasks} task(s)${r.cutsFollowedByPolling ? ` (${r.cutsFollowedByPolling} cut(s) followed by the switch left out of the latencies)` : ''}`);
+    notes.push(`${r.emptyConnections} of ${r.sseConnections} SSE connections brought the client no byte, ${r.connectionsWithoutWholeEvent} no whole event`);
+    const later = Object.entries(r.reconnectAttempts ?? {}).filter(([n]) => n !== '1');
+    notes.push(`reconnect attempts: ${r.reconnectAttempts?.['1'] ?? 0} first${later.map(([n, count]) => `, ${count} #${n}`).join('')}`);
+    console.log(`   v${version}: ${notes.join('; ')}`);
+  }
+}
+
+const throughputErrors = ['1.0', '0.3'].flatMap((version) =>
+  Object.entries(results.throughput?.[version]?.clients ?? {})
+    .filter(([, r]) => r.error)
+    .map(([kind, r]) => `throughput v${version}, ${kind}: ${r.error}`),
+);
+const allErrors = [...throughputErrors, ...errors];
+if (allErrors.length > 0) {
+  console.log('\nERRORS');
+  for (const error of allErrors) console.log(`✖ ${error}`);
+}
+
 const out = new URL('bench/results.json', root);
 mkdirSync(new URL('bench/', root), { recursive: true });
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-log(`wrote ${fileURLToPath(out)}`);
+log(`wrote ${fileURLToPath(out)} (total ${results.totalSeconds} s; load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);

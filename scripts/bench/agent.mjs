@@ -1,6 +1,7 @@
 // The bench's agent: the BUILT testkit agent, alone in its own process so that the bench process's
 // heap holds only the clients being measured. Prints `{"url": …}` once listening; exits when its
-// stdin closes (the parent went away) or on SIGTERM.
+// stdin closes (the parent went away) or on SIGTERM. argv[2]: JSON options, e.g. `{"versions":["1.0"]}`
+// (default: v1.0 only, JSON-RPC only).
 import { setImmediate as turn } from 'node:timers/promises';
 import { startTestAgent } from '../../packages/testkit/dist/index.js';
 
@@ -19,8 +20,9 @@ async function burst(ctx) {
   ctx.status('completed');
 }
 
-const agent = await startTestAgent({ versions: ['1.0'], scenarios: { burst } });
-process.stdout.write(`${JSON.stringify({ url: agent.url })}\n`);
+const options = { versions: ['1.0'], bindings: ['JSONRPC'], ...JSON.parse(process.argv[2] ?? '{}') };
+const agent = await startTestAgent({ ...options, scenarios: { burst } });
+process.stdout.write(`${JSON.stringify({ url: agent.url, origin: agent.origin })}\n`);
 
 // The request log and task registry grow with every task; that is this process's business only.
 const stop = async () => {

@@ -1,3 +1,4 @@
+/* global AbortController */
 // Helpers of scripts/bench.mjs: the agent child process, heap sampling, statistics, formatting.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -6,25 +7,56 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const AGENT_SCRIPT = fileURLToPath(new URL('./agent.mjs', import.meta.url));
+const FIREHOSE_SCRIPT = fileURLToPath(new URL('./firehose-server.mjs', import.meta.url));
 
 /** Starts the built testkit agent in its own process; resolves with its URL and a stop function. */
-export async function startAgentProcess() {
-  const child = spawn(process.execPath, [AGENT_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+export async function startAgentProcess(options = {}) {
+  const child = await startChild(AGENT_SCRIPT, [JSON.stringify(options)], 'the bench agent');
+  return { ...child.info, stop: child.stop };
+}
+
+/** Starts the firehose server (scripts/bench/firehose-server.mjs) in its own process. */
+export async function startFirehoseProcess(config) {
+  const child = await startChild(FIREHOSE_SCRIPT, [JSON.stringify(config)], 'the firehose');
+  return { ...child.info, stop: child.stop };
+}
+
+/**
+ * Runs a Node script in a child process that prints one JSON line once ready and exits when its
+ * stdin closes; resolves with that JSON and a stop function.
+ */
+async function startChild(script, args, what) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
-  const timeout = delay(15_000).then(() => {
-    throw new Error('the bench agent did not start within 15 s');
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`${what} exited with code ${code} before it was ready`);
   });
-  const [line] = await Promise.race([once(lines, 'line'), timeout]);
-  const { url } = JSON.parse(line);
+  exited.catch(() => undefined);
+  const [line] = await withTimeout(60_000, `${what} did not start within 60 s`, Promise.race([once(lines, 'line'), exited]));
   return {
-    url,
+    info: JSON.parse(line),
     async stop() {
-      const exited = once(child, 'exit');
+      const gone = once(child, 'exit');
       child.stdin.end();
-      await Promise.race([exited, delay(5_000).then(() => child.kill('SIGKILL'))]);
+      await withTimeout(5_000, 'kill', gone).catch(() => child.kill('SIGKILL'));
       lines.close();
     },
   };
+}
+
+/** `promise`, or a rejection with `message` after `ms` (the timer does not outlive the promise). */
+export async function withTimeout(ms, message, promise) {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([
+      promise,
+      delay(ms, undefined, { signal: timer.signal }).then(() => {
+        throw new Error(message);
+      }),
+    ]);
+  } finally {
+    timer.abort();
+  }
 }
 
 /** heapUsed after full collections, with turns of the event loop so finalizers run in between. */
@@ -51,6 +83,12 @@ export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The p-th percentile (0–100), nearest rank. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 /** Runs `fn(i)` for i in [0, count) with at most `limit` in flight. */
