@@ -20,6 +20,12 @@ import { randomId } from '../model/message-input.js';
 export interface ConnectOptions extends NegotiationPreferences {
   /** The fetch to use. `@a2a-tether/node` passes undici's; the browser package the global one. */
   fetch?: FetchLike | undefined;
+  /**
+   * The fetch for event streams, when it differs from `fetch` (`@a2a-tether/node` passes one that
+   * reads bodies without WHATWG streams). It may answer with just the members of a `Response` that
+   * Tether reads: `status`, `statusText`, `ok`, `type`, `headers`, and `body.getReader()`/`cancel()`.
+   */
+  streamFetch?: FetchLike | undefined;
   /** Credentials; the scheme is chosen from the card. Sent only to the card's origin (plus `auth.origins`). */
   auth?: AuthOptions | undefined;
   /** Headers added to every request (not treated as credentials: use `auth.headers` for secrets). */
@@ -125,6 +131,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   const origin = new URL(cardUrl).origin;
   const http = new HttpClient({
     fetch,
+    streamFetch: options.streamFetch,
     credentials: new CredentialStore(planCredentials(auth, card.securitySchemes, card.securityRequirements), auth, origin),
     headers: options.headers,
     timeoutMs,

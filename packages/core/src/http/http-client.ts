@@ -42,6 +42,8 @@ export interface OpenResponse {
 /** Options of {@link HttpClient}. */
 export interface HttpClientOptions {
   fetch: FetchLike;
+  /** For `expect: 'sse'` requests, when given (see `ConnectOptions.streamFetch`). */
+  streamFetch?: FetchLike | undefined;
   credentials?: CredentialStore | undefined;
   headers?: Record<string, string> | undefined;
   timeoutMs: number;
@@ -158,7 +160,8 @@ export class HttpClient {
       if (body !== undefined) headers['Content-Type'] ??= 'application/json';
       let response: Response;
       try {
-        response = await this.options.fetch(applied.url, {
+        const fetch = request.expect === 'sse' ? (this.options.streamFetch ?? this.options.fetch) : this.options.fetch;
+        response = await fetch(applied.url, {
           method,
           headers,
           ...(body === undefined ? {} : { body }),

@@ -5,70 +5,141 @@ import type { TaskEvent } from './task-event.js';
  * Buffers a handle's events for one reader at a time. While no one reads, at most `capacity`
  * events are kept; past that the buffer is dropped and the next reader first receives a resync
  * (the current view as `recovered` events), so memory stays bounded and replay stays exact.
+ * A reader takes buffered events without waiting: it awaits only when the buffer is empty.
  */
 export class EventQueue {
   private items: TaskEvent[] = [];
+  /** Index of the next event to hand out (the buffer is compacted as it empties). */
+  private head = 0;
   private resync = false;
   private closed = false;
-  private reading = false;
-  private wake: (() => void) | undefined;
-  /** Removes the current reader's abort listener: a reader dropped mid-iteration never reaches its `finally`. */
-  private detachReader: (() => void) | undefined;
+  private reader: QueueReader | undefined;
 
   constructor(
     private readonly capacity: number,
     private readonly snapshot: () => TaskEvent[],
   ) {}
 
+  private get size(): number {
+    return this.items.length - this.head;
+  }
+
   push(events: TaskEvent[]): void {
     if (this.closed || events.length === 0) return;
     // While a resync is pending the view snapshot will carry status and artifacts: keep only the rest.
-    this.items.push(...(this.resync ? events.filter((e) => e.type === 'message' || e.type === 'connection') : events));
-    if (!this.reading && this.items.length > this.capacity) {
-      this.items = this.items.filter((e) => e.type === 'message').slice(-this.capacity);
+    for (const e of events) if (!this.resync || e.type === 'message' || e.type === 'connection') this.items.push(e);
+    if (!this.reader && this.size > this.capacity) {
+      this.items = this.items.slice(this.head).filter((e) => e.type === 'message').slice(-this.capacity);
+      this.head = 0;
       this.resync = true;
     }
-    this.wake?.();
+    this.reader?.wake();
   }
 
   /** No more events: readers finish after draining. */
   close(): void {
     this.closed = true;
-    this.detachReader?.();
-    this.wake?.();
+    this.reader?.wake();
+    // A reader dropped mid-iteration never finishes: do not leave it hooked to the caller's signal.
+    this.reader?.unhook();
   }
 
-  async *read(signal?: AbortSignal): AsyncGenerator<TaskEvent, void, undefined> {
-    if (this.reading) {
-      throw new TetherError('INVALID_ARGUMENT', 'events() is already being read; use one reader (or task.view)');
+  /** Takes the next event, or `undefined` when none is buffered. */
+  take(): TaskEvent | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const event = this.items[this.head++] as TaskEvent;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
     }
-    this.reading = true;
-    const onAbort = (): void => this.wake?.();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this.detachReader = () => signal?.removeEventListener('abort', onAbort);
-    try {
-      if (this.resync) {
-        this.resync = false;
-        this.items = [...this.snapshot(), ...this.items];
-      }
-      for (;;) {
-        if (signal?.aborted) return;
-        const next = this.items.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        if (this.closed) return;
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-        });
-        this.wake = undefined;
-      }
-    } finally {
-      this.detachReader?.();
-      this.detachReader = undefined;
-      this.wake = undefined;
-      this.reading = false;
+    return event;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  read(signal?: AbortSignal): AsyncIterator<TaskEvent> {
+    if (this.reader) {
+      throw new TetherError('INVALID_ARGUMENT', 'events() is already being read; use one reader (or task.view)', { maybeDelivered: false });
     }
+    if (this.resync) {
+      this.resync = false;
+      this.items = [...this.snapshot(), ...this.items.slice(this.head)];
+      this.head = 0;
+    }
+    const reader = new QueueReader(this, signal, () => {
+      if (this.reader === reader) this.reader = undefined;
+    });
+    this.reader = reader;
+    return reader;
+  }
+}
+
+/** One `events()` iteration: hands out buffered events at once, waits only on an empty buffer. */
+class QueueReader implements AsyncIterator<TaskEvent> {
+  private waiting: ((result: IteratorResult<TaskEvent>) => void) | undefined;
+  private done = false;
+  private readonly onAbort = (): void => this.wake();
+
+  constructor(
+    private readonly queue: EventQueue,
+    private readonly signal: AbortSignal | undefined,
+    private readonly release: () => void,
+  ) {
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  next(): Promise<IteratorResult<TaskEvent>> {
+    const ready = this.poll();
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  /** The next result if there is one now (an event, or the end). */
+  private poll(): IteratorResult<TaskEvent> | undefined {
+    if (this.done) return { value: undefined, done: true };
+    if (this.signal?.aborted) return this.finish();
+    const event = this.queue.take();
+    if (event) return { value: event, done: false };
+    if (this.queue.isClosed) return this.finish();
+    return undefined;
+  }
+
+  /** Something changed (events, close, abort): answer a waiting `next()`. */
+  wake(): void {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    const ready = this.poll();
+    if (!ready) return;
+    this.waiting = undefined;
+    waiting(ready);
+  }
+
+  /** Stops listening to the signal (it is still checked at each `next()`). */
+  unhook(): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private finish(): IteratorResult<TaskEvent> {
+    if (!this.done) {
+      this.done = true;
+      this.unhook();
+      this.release();
+    }
+    return { value: undefined, done: true };
+  }
+
+  return(): Promise<IteratorResult<TaskEvent>> {
+    const result = this.finish();
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.(result);
+    return Promise.resolve(result);
   }
 }

@@ -105,6 +105,8 @@ interface PendingSend {
   ack: Deferred<StartAck>;
 }
 
+const NO_OPTIONS = {};
+
 /** The placeholder outcome of a step that was interrupted; the interruption replaces it. */
 const INTERRUPTED: Outcome = { type: 'waited' };
 
@@ -560,7 +562,8 @@ export class TaskFollower {
       if (item.id !== undefined) this.lastEventId = item.id;
       const event = item.event;
       const recovered = conn.subscription && event.kind === 'task';
-      for (const e of r.applyEvent(event, { recovered, eventId: item.id })) events.push(e);
+      const applied = r.applyEvent(event, recovered || item.id !== undefined ? { recovered, eventId: item.id } : NO_OPTIONS);
+      for (let i = 0; i < applied.length; i++) events.push(applied[i] as TaskEvent);
       if (event.kind === 'task' && isTerminalState(event.status.state) && isTerminalState(r.state)) this.finalTask ??= event;
       if (isTerminalState(r.state)) break;
     }

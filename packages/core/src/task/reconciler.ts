@@ -2,12 +2,12 @@ import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Artifact, Message, Part, StreamEvent, Task, TaskState, TaskStatus } from '../model/types.js';
 import { partKey } from './part-key.js';
+import { PartList } from './part-list.js';
 import type { ArtifactEvent, StatusEvent, TaskEvent } from './task-event.js';
 
 interface LocalArtifact {
   artifact: Omit<Artifact, 'parts'>;
-  parts: Part[];
-  keys: string[];
+  parts: PartList;
   complete: boolean;
   /** After a replayed prefix: the position the following replayed appends should match. */
   replayCursor: number | undefined;
@@ -25,7 +25,6 @@ interface Overlap {
   candidates: number[] | undefined;
   /** Live parts held while they might be repeats. */
   held: Part[];
-  heldKeys: string[];
 }
 
 /** How many ids each dedupe window remembers (old ones fall out: G8). */
@@ -37,12 +36,6 @@ export interface ReconcilerWindows {
 
 const WINDOWS: ReconcilerWindows = { messages: 2048, statuses: 1024, eventIds: 512 };
 
-function isPrefix(prefix: string[], of: string[]): boolean {
-  if (prefix.length > of.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (prefix[i] !== of[i]) return false;
-  return true;
-}
-
 /** Equal messages: same id and same content (an agent may grow a message under one id). */
 function sameMessage(a: Message | undefined, b: Message | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
@@ -53,26 +46,53 @@ function contentKey(message: Message): string {
   return message.parts.map(partKey).join('\u0001');
 }
 
+/** The total text length of a message: enough to tell a message grown under the same id. */
+function contentSize(message: Message): number {
+  let size = message.parts.length;
+  for (const part of message.parts) if (part.kind === 'text') size += part.text.length;
+  return size;
+}
+
 /**
- * What identifies one status the agent sent, for recognising a replay of it: state, message
- * (id and content) and timestamp. A status with neither a message nor a timestamp has none.
+ * What identifies one status the agent sent, for recognising a replay of it: state, message (id
+ * and size) and timestamp. A status with neither a message nor a timestamp has none.
  */
 function statusSignature(status: TaskStatus): string | undefined {
   const message = status.message;
   if (message === undefined && status.timestamp === undefined) return undefined;
-  return `${status.state}\u0000${message ? `${message.messageId}\u0000${contentKey(message)}` : ''}\u0000${status.timestamp ?? ''}`;
+  return `${status.state}\u0000${message ? `${message.messageId}\u0000${contentSize(message)}` : ''}\u0000${status.timestamp ?? ''}`;
 }
 
-/** A bounded insertion-ordered set: old entries fall out (G8). */
+/**
+ * A copy of a string that does not keep its source alive. Strings JSON.parse and the SSE parser
+ * return may be slices of the whole network chunk they came in (tens of kilobytes): an id kept in a
+ * dedupe window would keep its chunk alive, and every chunk would outlive the young generation.
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
+}
+
+/** A bounded set: once full, each new entry pushes the oldest out (G8). */
 class BoundedSet {
   private readonly items = new Set<string>();
+  /** Entries in insertion order, as a ring. */
+  private readonly ring: string[] = [];
+  private next = 0;
   constructor(private readonly max: number) {}
   has(key: string): boolean {
     return this.items.has(key);
   }
   add(key: string): void {
+    if (this.items.has(key)) return;
+    key = detached(key);
     this.items.add(key);
-    if (this.items.size > this.max) this.items.delete(this.items.values().next().value as string);
+    if (this.ring.length < this.max) {
+      this.ring.push(key);
+      return;
+    }
+    this.items.delete(this.ring[this.next] as string);
+    this.ring[this.next] = key;
+    this.next = (this.next + 1) % this.max;
   }
 }
 
@@ -134,7 +154,7 @@ export class Reconciler {
     // Same key order as the decoder produces, so a result built here and one fetched compare equal as JSON.
     return [...this.artifacts.values()].map((a) => {
       const { artifactId, ...rest } = a.artifact;
-      return { artifactId, parts: [...a.parts], ...rest };
+      return { artifactId, parts: a.parts.slice(), ...rest };
     });
   }
 
@@ -175,7 +195,7 @@ export class Reconciler {
   newConnection(): void {
     for (const local of this.artifacts.values()) {
       local.replayCursor = undefined;
-      if (local.overlap) local.overlap = { start: local.overlap.start, candidates: undefined, held: [], heldKeys: [] };
+      if (local.overlap) local.overlap = { start: local.overlap.start, candidates: undefined, held: [] };
     }
   }
 
@@ -240,12 +260,11 @@ export class Reconciler {
     return event;
   }
 
-  private replaceLocal(artifact: Artifact, keys: string[], complete: boolean): LocalArtifact {
+  private replaceLocal(artifact: Artifact, complete: boolean): LocalArtifact {
     const { parts, ...rest } = artifact;
     const local: LocalArtifact = {
       artifact: rest,
-      parts: [...parts],
-      keys,
+      parts: PartList.from(parts),
       complete,
       replayCursor: undefined,
       overlap: undefined,
@@ -255,36 +274,43 @@ export class Reconciler {
   }
 
   private applyChunk(artifact: Artifact, append: boolean, lastChunk: boolean): ArtifactEvent[] {
-    const keys = artifact.parts.map(partKey);
     const local = this.artifacts.get(artifact.artifactId);
+    if (append && local && local.replayCursor === undefined && !local.overlap) {
+      // The common case, a live append: no copies.
+      const parts = artifact.parts;
+      for (const part of parts) local.parts.push(part);
+      local.complete = lastChunk;
+      return [this.artifactEvent(local, parts, true, lastChunk, false)];
+    }
+    const keys = artifact.parts.map(partKey);
     if (!append) {
-      if (local && keys.length > 0 && isPrefix(keys, local.keys)) {
+      if (local && keys.length > 0 && local.parts.startsWith(keys)) {
         // A replay of content we already hold (e.g. an agent re-sending every event on resubscribe).
-        local.replayCursor = keys.length < local.keys.length ? keys.length : undefined;
+        local.replayCursor = keys.length < local.parts.length ? keys.length : undefined;
         return [];
       }
-      const fresh = this.replaceLocal(artifact, keys, lastChunk);
+      const fresh = this.replaceLocal(artifact, lastChunk);
       return [this.artifactEvent(fresh, [...artifact.parts], false, lastChunk, false)];
     }
     if (!local) {
-      const fresh = this.replaceLocal(artifact, keys, lastChunk);
+      const fresh = this.replaceLocal(artifact, lastChunk);
       return [this.artifactEvent(fresh, [...artifact.parts], true, lastChunk, false)];
     }
     let start = 0;
     if (local.replayCursor !== undefined) {
       let cursor = local.replayCursor;
-      while (start < keys.length && cursor < local.keys.length && keys[start] === local.keys[cursor]) {
+      while (start < keys.length && cursor < local.parts.length && keys[start] === local.parts.key(cursor)) {
         start++;
         cursor++;
       }
-      if (cursor < local.keys.length && start < keys.length) {
+      if (cursor < local.parts.length && start < keys.length) {
         // The replay diverges from what we hold: the agent's artifact is our matched prefix plus these parts.
         local.replayCursor = undefined;
         const parts = [...local.parts.slice(0, cursor), ...artifact.parts.slice(start)];
-        const rebuilt = this.replaceLocal({ ...local.artifact, parts }, [...local.keys.slice(0, cursor), ...keys.slice(start)], lastChunk);
+        const rebuilt = this.replaceLocal({ ...local.artifact, parts }, lastChunk);
         return [this.artifactEvent(rebuilt, parts, false, lastChunk, true)];
       }
-      local.replayCursor = cursor < local.keys.length ? cursor : undefined;
+      local.replayCursor = cursor < local.parts.length ? cursor : undefined;
       if (start === keys.length) {
         if (lastChunk && local.replayCursor === undefined) local.complete = true;
         return [];
@@ -293,8 +319,7 @@ export class Reconciler {
       return this.overlapAppend(local, artifact.parts, keys, lastChunk);
     }
     const added = artifact.parts.slice(start);
-    local.parts.push(...added);
-    local.keys.push(...keys.slice(start));
+    for (const part of added) local.parts.push(part);
     local.complete = lastChunk;
     return [this.artifactEvent(local, added, true, lastChunk, false)];
   }
@@ -308,35 +333,33 @@ export class Reconciler {
    */
   private overlapAppend(local: LocalArtifact, parts: Part[], keys: string[], lastChunk: boolean): ArtifactEvent[] {
     const overlap = local.overlap as Overlap;
-    const end = local.keys.length;
+    const end = local.parts.length;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
       if (overlap.candidates === undefined) {
         overlap.candidates = [];
-        for (let j = overlap.start; j < end; j++) if (local.keys[j] === key) overlap.candidates.push(j + 1);
+        for (let j = overlap.start; j < end; j++) if (local.parts.key(j) === key) overlap.candidates.push(j + 1);
       } else {
-        overlap.candidates = overlap.candidates.filter((c) => c < end && local.keys[c] === key).map((c) => c + 1);
+        overlap.candidates = overlap.candidates.filter((c) => c < end && local.parts.key(c) === key).map((c) => c + 1);
       }
       overlap.held.push(parts[i] as Part);
-      overlap.heldKeys.push(key);
       if (overlap.candidates.includes(end)) {
         // Everything held repeated what we have: drop it, keep what follows.
         local.overlap = undefined;
-        return this.appendLive(local, parts.slice(i + 1), keys.slice(i + 1), lastChunk);
+        return this.appendLive(local, parts.slice(i + 1), lastChunk);
       }
       if (overlap.candidates.length === 0) {
         local.overlap = undefined;
-        return this.appendLive(local, [...overlap.held, ...parts.slice(i + 1)], [...overlap.heldKeys, ...keys.slice(i + 1)], lastChunk);
+        return this.appendLive(local, [...overlap.held, ...parts.slice(i + 1)], lastChunk);
       }
     }
     return [];
   }
 
-  private appendLive(local: LocalArtifact, parts: Part[], keys: string[], lastChunk: boolean): ArtifactEvent[] {
+  private appendLive(local: LocalArtifact, parts: Part[], lastChunk: boolean): ArtifactEvent[] {
     if (lastChunk) local.complete = true;
     if (parts.length === 0) return [];
-    local.parts.push(...parts);
-    local.keys.push(...keys);
+    for (const part of parts) local.parts.push(part);
     local.complete = lastChunk;
     return [this.artifactEvent(local, parts, true, lastChunk, false)];
   }
@@ -352,32 +375,30 @@ export class Reconciler {
       const keys = artifact.parts.map(partKey);
       const local = this.artifacts.get(artifact.artifactId);
       if (!local) {
-        const fresh = this.replaceLocal(artifact, keys, terminal);
-        if (recovered) fresh.overlap = { start: 0, candidates: undefined, held: [], heldKeys: [] };
+        const fresh = this.replaceLocal(artifact, terminal);
+        if (recovered) fresh.overlap = { start: 0, candidates: undefined, held: [] };
         events.push(this.artifactEvent(fresh, [...artifact.parts], false, terminal, recovered));
         continue;
       }
-      if (keys.length === local.keys.length && isPrefix(keys, local.keys)) {
+      if (keys.length === local.parts.length && local.parts.startsWith(keys)) {
         if (terminal) local.complete = true;
         continue;
       }
-      if (isPrefix(local.keys, keys)) {
-        const suffix = artifact.parts.slice(local.keys.length);
-        const suffixKeys = keys.slice(local.keys.length);
+      if (local.parts.isPrefixOf(keys)) {
+        const suffix = artifact.parts.slice(local.parts.length);
         // A live stream may still repeat recovered content; an earlier recovered stretch stays in the
         // window (a resume from an older Last-Event-ID repeats all of it). Held parts are superseded.
         if (recovered && local.replayCursor === undefined) {
-          local.overlap = { start: local.overlap?.start ?? local.keys.length, candidates: undefined, held: [], heldKeys: [] };
+          local.overlap = { start: local.overlap?.start ?? local.parts.length, candidates: undefined, held: [] };
         }
-        local.parts.push(...suffix);
-        local.keys.push(...suffixKeys);
+        for (const part of suffix) local.parts.push(part);
         local.complete = terminal;
         events.push(this.artifactEvent(local, suffix, true, terminal, recovered));
         continue;
       }
-      if (isPrefix(keys, local.keys) && !terminal) continue; // an older snapshot: we are ahead
-      const fresh = this.replaceLocal(artifact, keys, terminal);
-      if (recovered) fresh.overlap = { start: 0, candidates: undefined, held: [], heldKeys: [] };
+      if (local.parts.startsWith(keys) && !terminal) continue; // an older snapshot: we are ahead
+      const fresh = this.replaceLocal(artifact, terminal);
+      if (recovered) fresh.overlap = { start: 0, candidates: undefined, held: [] };
       events.push(this.artifactEvent(fresh, [...artifact.parts], false, terminal, recovered));
     }
     // Status last, so a terminal state is emitted after the content it completes.
@@ -415,7 +436,7 @@ export class Reconciler {
       const local = this.artifacts.get(artifact.artifactId);
       if (!local) return true;
       const keys = artifact.parts.map(partKey);
-      if (keys.length > local.keys.length || !isPrefix(keys, local.keys)) return true;
+      if (keys.length > local.parts.length || !local.parts.startsWith(keys)) return true;
     }
     return false;
   }

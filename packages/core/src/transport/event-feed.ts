@@ -58,6 +58,8 @@ export class EventFeed {
     this.sse = new SseReader(maxEventSize, open.context);
   }
 
+  private readonly context = (): ErrorContext => this.errorContext();
+
   /** Where this stream is, for errors. */
   errorContext(): ErrorContext {
     return { ...this.open.context, taskId: this.taskId };
@@ -97,7 +99,7 @@ export class EventFeed {
     const items: StreamItem[] = [];
     for (const frame of frames) {
       try {
-        const event = this.decode(frame, this.count + 1, this.errorContext());
+        const event = this.decode(frame, this.count + 1, this.context);
         this.checkIdentity(event);
         this.count++;
         this.complete = endsStream(event);

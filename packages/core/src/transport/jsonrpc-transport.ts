@@ -65,10 +65,10 @@ const METHODS: Record<ProtocolVersion, Partial<Record<Operation, string>>> = {
 };
 
 /** A JSON-RPC response must answer the request it came for: same id (`null` only on an error). */
-function checkResponseId(envelope: Record<string, unknown>, id: number, isError: boolean, context: ErrorContext, code: 'INVALID_RESPONSE' | 'PROTOCOL_VIOLATION'): void {
+function checkResponseId(envelope: Record<string, unknown>, id: number, isError: boolean, context: () => ErrorContext, code: 'INVALID_RESPONSE' | 'PROTOCOL_VIOLATION'): void {
   const got = envelope['id'];
   if (got === id || got === undefined || (got === null && isError)) return;
-  throw new TetherError(code, `the JSON-RPC response id ${JSON.stringify(got)} does not match the request id ${id}`, context);
+  throw new TetherError(code, `the JSON-RPC response id ${JSON.stringify(got)} does not match the request id ${id}`, context());
 }
 
 let nextId = 1;
@@ -122,7 +122,7 @@ export class JsonRpcTransport implements Transport {
       throw new TetherError('INVALID_RESPONSE', 'the answer is not a JSON-RPC response object', context);
     }
     const isError = body['error'] !== undefined && body['error'] !== null;
-    checkResponseId(body, id, isError, context, 'INVALID_RESPONSE');
+    checkResponseId(body, id, isError, () => context, 'INVALID_RESPONSE');
     if (isError) {
       const parsed = parseAgentError(body);
       if (parsed) throw createA2AError(parsed.a2aCode, parsed.message, { ...context, data: parsed.data, reason: parsed.reason });
@@ -159,11 +159,11 @@ export class JsonRpcTransport implements Transport {
     const dialect = this.dialect;
     const decode: FrameDecoder = (frame, index, context) => {
       const json = parseFrame(frame, index, context);
-      if (!isObject(json)) throw new TetherError('MALFORMED_EVENT', `event ${index} is not a JSON-RPC response object`, context);
+      if (!isObject(json)) throw new TetherError('MALFORMED_EVENT', `event ${index} is not a JSON-RPC response object`, context());
       const isError = frame.event === 'error' || (json['error'] !== undefined && json['error'] !== null);
       checkResponseId(json, id, isError, context, 'PROTOCOL_VIOLATION');
       if (isError) throw streamError(json, frame, context);
-      if (!('result' in json)) throw new TetherError('MALFORMED_EVENT', `event ${index} has neither result nor error`, context);
+      if (!('result' in json)) throw new TetherError('MALFORMED_EVENT', `event ${index} has neither result nor error`, context());
       return decodeFrameEvent(json['result'], dialect, index, context);
     };
     return new EventFeed(open, decode, this.context.maxEventSize, { taskId });
