@@ -267,6 +267,9 @@ describe('Reconciler: after a gap', () => {
     expect(r.isBehind(snapshot('working', 2, [{ artifactId: 'a', parts: [text('c1'), text('c2'), text('c3')] }], 'm1'))).toBe(true);
     expect(r.isBehind(snapshot('working', 2, [{ artifactId: 'a', parts: [text('c1'), text('c2')] }], 'm2'))).toBe(true);
     expect(r.isBehind(snapshot('completed', 2, [{ artifactId: 'a', parts: [text('c1'), text('c2')] }]))).toBe(true);
+    // The same length, different content: the agent replaced the artifact.
+    expect(r.isBehind(snapshot('working', 1, [{ artifactId: 'a', parts: [text('c1'), text('X2')] }], 'm1'))).toBe(true);
+    expect(r.isBehind(snapshot('working', 1, [{ artifactId: 'a', parts: [text('X1')] }], 'm1'))).toBe(true);
     expect(r.assembledArtifacts()[0]?.parts).toHaveLength(2);
   });
 });

@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// `pnpm mutants`: plants, one at a time, the one-line engine bugs that once survived every
+// deterministic test, and checks that the core test project now FAILS on each (and passes again
+// once it is removed). A mutant that survives, or a line that is no longer in the code, fails the run.
+// Each mutant is applied to the working tree and always restored (also on Ctrl-C).
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const task = (file) => `${root}packages/core/src/task/${file}`;
+
+/** The bugs, each as one line of today's code and the line that plants the bug. */
+const MUTANTS = [
+  {
+    name: 'no final GetTask after a gap',
+    file: task('phase.ts'),
+    from: "if (isTerminalState(facts.state)) return facts.gap ? { name: 'final-check' } : { name: 'done' };",
+    to: "if (isTerminalState(facts.state)) return { name: 'done' };",
+  },
+  {
+    name: 'no catch-up before the live events of a subscription without a snapshot',
+    file: task('follower.ts'),
+    from: "if (conn.subscription && !conn.resumedById && first?.kind !== 'task') {",
+    to: 'if (false) {',
+  },
+  {
+    name: 'budgets not reset by progress',
+    file: task('follower.ts'),
+    from: '    this.moves++;\n    this.budget.reset();',
+    to: '    this.moves++;',
+  },
+  {
+    name: 'the idle timer not re-armed for the rest of the silence',
+    file: task('idle-probe.ts'),
+    from: 'if (remaining > 0) this.arm(remaining);\n    else this.onSilence();',
+    to: 'this.onSilence();',
+  },
+  {
+    name: 'the auth-required look-again disabled',
+    file: task('input-wait.ts'),
+    from: "return state === 'auth-required' && this.authLookMs > 0 ? this.authLookMs : undefined;",
+    to: 'return undefined;',
+  },
+  {
+    name: 'no delay before a reconnect',
+    file: task('phase.ts'),
+    from: "return { name: 'backing-off', delayMs: decision.delayMs, attempt: decision.attempt, error, then };",
+    to: "return { name: 'backing-off', delayMs: 0, attempt: decision.attempt, error, then };",
+  },
+  {
+    name: 'an unbounded event buffer (no resync for a late reader)',
+    file: task('event-queue.ts'),
+    from: 'if (!this.reader && this.size > this.capacity) {',
+    to: 'if (false) {',
+  },
+  {
+    name: 'dedupe windows that never evict',
+    file: task('reconciler.ts'),
+    from: '    if (this.ring.length < this.max) {',
+    to: '    if (true) {',
+  },
+  {
+    name: 'a divergent artifact of equal length not seen as behind',
+    file: task('reconciler.ts'),
+    from: 'if (keys.length > local.parts.length || !local.parts.startsWith(keys)) return true;',
+    to: 'if (keys.length > local.parts.length) return true;',
+  },
+  {
+    name: "G1's store write not awaited",
+    file: task('start-task.ts'),
+    from: '  await follower.stored;',
+    to: '',
+  },
+];
+
+const originals = new Map();
+function restoreAll() {
+  for (const [file, text] of originals) writeFileSync(file, text);
+  originals.clear();
+}
+process.on('SIGINT', () => {
+  restoreAll();
+  process.exit(130);
+});
+
+function runCore() {
+  // The engine's deterministic tests: its unit tests and the scripted-agent tests on a manual clock.
+  const result = spawnSync('pnpm', ['exec', 'vitest', 'run', '--project', 'core', '--reporter', 'dot', 'packages/core/src/task/', 'packages/core/test/engine-', 'packages/core/test/lost-send'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  const failed = /(\d+) failed/.exec(`${result.stdout}${result.stderr}`)?.[1];
+  return { ok: result.status === 0, failed: failed === undefined ? 0 : Number(failed) };
+}
+
+const baseline = runCore();
+if (!baseline.ok) {
+  console.error('✖ the core tests fail without any mutant: fix them first');
+  process.exit(1);
+}
+let survivors = 0;
+const rows = [];
+try {
+  for (const mutant of MUTANTS) {
+    const text = readFileSync(mutant.file, 'utf8');
+    const at = text.indexOf(mutant.from);
+    if (at < 0 || text.indexOf(mutant.from, at + 1) >= 0) {
+      rows.push(`✖ ${mutant.name}: the line to mutate is not (exactly once) in ${mutant.file.slice(root.length)}`);
+      survivors++;
+      continue;
+    }
+    originals.set(mutant.file, text);
+    writeFileSync(mutant.file, text.replace(mutant.from, mutant.to));
+    const run = runCore();
+    restoreAll();
+    if (run.ok) {
+      survivors++;
+      rows.push(`✖ SURVIVED  ${mutant.name}`);
+    } else {
+      rows.push(`✔ killed (${run.failed} failing test${run.failed === 1 ? '' : 's'})  ${mutant.name}`);
+    }
+  }
+} finally {
+  restoreAll();
+}
+console.log(rows.join('\n'));
+if (survivors > 0) {
+  console.error(`✖ ${survivors} of ${MUTANTS.length} mutants survived the deterministic tests`);
+  process.exit(1);
+}
+console.log(`✔ all ${MUTANTS.length} mutants fail a deterministic test`);
