@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { MemoryTaskStore, TetherError, UnsupportedOperationError, TaskNotFoundError, type Task, type TaskRecord, type TaskStore } from '../src/index.js';
+import { MemoryTaskStore, TetherError, UnsupportedOperationError, TaskNotFoundError, type Task, type TaskHandle, type TaskRecord, type TaskStore } from '../src/index.js';
 import { rpcFrame } from './helpers/scripted-server.js';
 import {
   CTX,
@@ -68,7 +68,7 @@ describe('a new user on the official v1.0 server: the README loop', () => {
   });
 
   it('done() is typed Task: the common path compiles without a cast', () => {
-    type Done = Awaited<ReturnType<import('../src/index.js').TaskHandle['done']>>;
+    type Done = Awaited<ReturnType<TaskHandle['done']>>;
     expectTypeOf<Done>().toEqualTypeOf<Task>();
     expectTypeOf<Done['artifacts']>().toEqualTypeOf<Task['artifacts']>();
   });
