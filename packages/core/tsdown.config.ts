@@ -1,7 +1,9 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // The root entry (the user API) and the `./protocol` subpath; code both use lands in a shared chunk,
+  // so an error class is one class whichever entry it came from.
+  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts' },
   format: ['esm', 'cjs'],
   platform: 'neutral',
   target: 'es2022',

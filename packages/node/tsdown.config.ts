@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts' },
   format: ['esm', 'cjs'],
   platform: 'node',
   target: 'es2022',

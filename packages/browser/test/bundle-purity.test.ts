@@ -1,11 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { measureBrowserBundle } from '../../../scripts/bundle-size.mjs';
 
 // These read the BUILT files: they check what users get, not the sources.
-const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-const coreDist = fileURLToPath(new URL('../../core/dist/index.js', import.meta.url));
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const coreDist = fileURLToPath(new URL('../../core/dist/', import.meta.url));
+// Every JS file: both entries (the root and `/protocol`) and the chunks they share.
+const jsFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => dir + f);
 // Module specifiers that would pull in Node, and Node-only globals (comments may mention them).
 const FORBIDDEN = [
   /(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](?:node:[^"']+|undici(?:\/[^"']*)?|fs|net|http|https|stream|buffer|crypto)["']/,
@@ -23,13 +25,15 @@ function offenders(code: string): string[] {
 
 describe('the browser bundle', () => {
   it('has been built (run `pnpm build` first)', () => {
-    expect(existsSync(dist), `${dist} is missing`).toBe(true);
-    expect(existsSync(coreDist), `${coreDist} is missing`).toBe(true);
+    for (const file of [`${dist}index.js`, `${dist}protocol.js`, `${coreDist}index.js`, `${coreDist}protocol.js`]) {
+      expect(existsSync(file), `${file} is missing`).toBe(true);
+    }
   });
 
   it('imports nothing from Node or undici, in its own file or in core', () => {
-    expect(offenders(readFileSync(dist, 'utf8'))).toEqual([]);
-    expect(offenders(readFileSync(coreDist, 'utf8'))).toEqual([]);
+    const files = [...jsFiles(dist), ...jsFiles(coreDist)];
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) expect(offenders(readFileSync(file, 'utf8')), file).toEqual([]);
   });
 
   it('bundles for the browser platform with every dependency and stays free of Node', async () => {

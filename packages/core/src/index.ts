@@ -1,13 +1,25 @@
-// @a2a-tether/core — runtime-neutral. Every public name is listed here on purpose.
+// @a2a-tether/core — runtime-neutral. The user API: every public name is listed here on purpose.
+// The protocol layer (codecs, card helpers) is the `@a2a-tether/core/protocol` subpath (protocol-entry.ts).
+// @a2a-tether/node and @a2a-tether/browser re-export this list as is (decisions.md D11).
 
 export { connect } from './client/connect.js';
 export type { ConnectOptions } from './client/connect.js';
 export { A2AClient } from './client/a2a-client.js';
-export type { SendOptions, GetTaskOptions, CancelTaskOptions } from './transport/transport.js';
+export type {
+  CallOptions,
+  SendOptions,
+  GetTaskOptions,
+  CancelTaskOptions,
+  ListTasksQuery,
+  SubscribeOptions,
+} from './transport/transport.js';
+export { EventStream } from './transport/event-stream.js';
+export type { StreamItem } from './transport/event-feed.js';
 export { toMessage, randomId } from './model/message-input.js';
 export type { MessageInput } from './model/message-input.js';
 export { DEFAULTS } from './defaults.js';
-export type { ResilienceOptions } from './defaults.js';
+export { RESILIENCE_DEFAULTS } from './task/resilience.js';
+export type { ResilienceOptions } from './task/resilience.js';
 
 export { TaskHandle } from './task/task-handle.js';
 export type { CancelOutcome, CancelOptions, FollowOptions } from './task/follower.js';
@@ -48,7 +60,7 @@ export type {
   PushAuthentication,
   PushNotificationConfig,
 } from './model/types.js';
-export { isTerminalState, isInterruptedState, endsStream } from './model/task-state.js';
+export { isTerminalState, isInterruptedState } from './model/task-state.js';
 
 export type {
   Binding,
@@ -64,11 +76,6 @@ export type {
   AgentCardSignature,
   AgentCard,
 } from './card/card-types.js';
-export { normalizeCard, majorMinor } from './card/normalize-card.js';
-export { negotiate } from './card/negotiate.js';
-export type { NegotiationPreferences } from './card/negotiate.js';
-export { resolveCard, cardCandidates } from './card/resolve-card.js';
-export type { ResolveCardOptions, ResolvedCard } from './card/resolve-card.js';
 export { MemoryCardCache } from './card/card-cache.js';
 export type { CardCache, CardCacheEntry } from './card/card-cache.js';
 
@@ -96,13 +103,3 @@ export type { A2AErrorOptions } from './errors/a2a-errors.js';
 
 export type { AuthOptions, TokenProvider, TokenRequest, HeaderRequest } from './auth/auth-options.js';
 export type { FetchLike } from './http/fetch-like.js';
-export { parseRetryAfter } from './http/retry-after.js';
-
-export { EventStream } from './transport/event-stream.js';
-export type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport/transport.js';
-
-export { decodeStreamEvent, decodeTask, decodeMessage, decodeSendResult } from './protocol/decode.js';
-export { encodeMessage, encodeSendParams } from './protocol/encode.js';
-export type { SendParams } from './protocol/encode.js';
-export type { Dialect } from './protocol/dialect.js';
-export { DecodeError } from './protocol/decode-error.js';

@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connect,
-  decodeStreamEvent,
   defaultNodeFetch,
   InternalError,
   InvalidRequestError,
@@ -26,6 +25,7 @@ import type {
   Task,
   TaskState,
 } from '@a2a-tether/node';
+import { decodeStreamEvent } from '@a2a-tether/node/protocol';
 import { listenOnLoopback } from '../src/listen-loopback.js';
 import type { LoopbackListener } from '../src/listen-loopback.js';
 import { startOfficialV03Server } from '../src/official-v03-server.js';

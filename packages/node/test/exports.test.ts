@@ -1,25 +1,231 @@
-import { readFileSync } from 'node:fs';
+// The public surface (decisions.md D11): core's two entries list every name once; node and browser
+// re-export them whole, plus their own `connect`. Checked on the sources, then on what users get:
+// the built JS (ESM and CJS, in a plain Node process) and the built type declarations.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import * as core from '@a2a-tether/core';
-import { describe, expect, it } from 'vitest';
+import * as coreProtocol from '@a2a-tether/core/protocol';
+import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
+import ts from 'typescript';
+import type { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect as browserOwnConnect } from '../../browser/src/connect.js';
 import * as browser from '../../browser/src/index.js';
+import * as browserProtocol from '../../browser/src/protocol-entry.js';
+import { connect as nodeOwnConnect } from '../src/connect.js';
 import * as node from '../src/index.js';
+import { defaultNodeFetch } from '../src/node-fetch.js';
+import * as nodeProtocol from '../src/protocol-entry.js';
 
-describe('public surface', () => {
-  it('node and browser re-export every value core exports (regenerate with scripts/sync-reexports.mjs)', () => {
-    const names = Object.keys(core).sort();
-    for (const name of names) {
-      expect(Object.keys(node), `@a2a-tether/node misses ${name}`).toContain(name);
-      expect(Object.keys(browser), `@a2a-tether/browser misses ${name}`).toContain(name);
-    }
-    // Their own connect wraps core's with the platform's fetch.
+const packages = fileURLToPath(new URL('../../', import.meta.url));
+// What each platform package adds to core's root entry.
+const OWN = { node: ['connect', 'createNodeFetch', 'defaultNodeFetch'], browser: ['connect'] };
+
+/** `outer` offers every name of `inner`, as the same value, except `own` (its own names). */
+function expectReExports(outer: Record<string, unknown>, inner: Record<string, unknown>, own: string[], label: string): void {
+  for (const name of Object.keys(inner)) {
+    expect(Object.keys(outer), `${label} misses ${name}`).toContain(name);
+    if (!own.includes(name)) expect(outer[name], `${label}.${name}`).toBe(inner[name]);
+  }
+  expect(Object.keys(outer).filter((name) => !(name in inner)).sort(), `${label}: names of its own`).toEqual(own.filter((n) => !(n in inner)).sort());
+}
+
+let agent: TestAgent;
+beforeAll(async () => {
+  agent = await startTestAgent();
+});
+afterAll(() => agent.close());
+
+/** Runs `body` with a global fetch that records its calls and fails them. */
+async function withoutGlobalFetch<T>(body: () => Promise<T>): Promise<{ result: PromiseSettledResult<T>; globalCalls: number }> {
+  const original = globalThis.fetch;
+  let globalCalls = 0;
+  globalThis.fetch = (() => {
+    globalCalls++;
+    return Promise.reject(new TypeError('global fetch is disabled in this test'));
+  }) as typeof fetch;
+  try {
+    const [result] = await Promise.allSettled([body()]);
+    return { result: result as PromiseSettledResult<T>, globalCalls };
+  } finally {
+    globalThis.fetch = original;
+  }
+}
+
+describe('public surface (sources)', () => {
+  it('node and browser offer every root export of core, as the same value, except their own connect', () => {
+    expectReExports(node, core, OWN.node, '@a2a-tether/node');
+    expectReExports(browser, core, OWN.browser, '@a2a-tether/browser');
+  });
+
+  it('node/protocol and browser/protocol are exactly core/protocol', () => {
+    expectReExports(nodeProtocol, coreProtocol, [], '@a2a-tether/node/protocol');
+    expectReExports(browserProtocol, coreProtocol, [], '@a2a-tether/browser/protocol');
+  });
+
+  it('each name lives in one entry: the protocol layer is not on the root', () => {
+    expect(Object.keys(coreProtocol).filter((name) => name in core)).toEqual([]);
+    expect(Object.keys(coreProtocol).length).toBeGreaterThan(0);
+  });
+
+  it("connect is each platform's own", () => {
+    expect(node.connect).toBe(nodeOwnConnect);
+    expect(browser.connect).toBe(browserOwnConnect);
     expect(node.connect).not.toBe(core.connect);
     expect(browser.connect).not.toBe(core.connect);
   });
 
-  it('no package index uses export *', () => {
-    for (const pkg of ['core', 'node', 'browser', 'testkit']) {
-      const source = readFileSync(new URL(`../../${pkg}/src/index.ts`, import.meta.url), 'utf8');
-      expect(source, pkg).not.toMatch(/export \*/);
+  it("node's connect fetches through undici's agent, not the global fetch", async () => {
+    const viaCore = await withoutGlobalFetch(() => core.connect(agent.url, { cardCache: false }));
+    expect(viaCore.result.status, 'control: core uses the global fetch').toBe('rejected');
+    expect(viaCore.globalCalls).toBeGreaterThan(0);
+
+    const viaNode = await withoutGlobalFetch(() => node.connect(agent.url, { cardCache: false }));
+    expect(viaNode.result.status).toBe('fulfilled');
+    expect(viaNode.globalCalls).toBe(0);
+    expect(Object.keys((defaultNodeFetch().dispatcher as Agent).stats)).toContain(agent.origin);
+  });
+
+  it("browser's connect uses the page's fetch", async () => {
+    const original = globalThis.fetch;
+    const seen: string[] = [];
+    globalThis.fetch = ((input: string | URL, init?: RequestInit) => {
+      seen.push(String(input));
+      return original(input, init);
+    }) as typeof fetch;
+    try {
+      await browser.connect(agent.url, { cardCache: false });
+    } finally {
+      globalThis.fetch = original;
     }
+    expect(seen).toContain(agent.cardUrl);
+  });
+});
+
+const DIST = {
+  coreEsm: `${packages}core/dist/index.js`,
+  coreCjs: `${packages}core/dist/index.cjs`,
+  nodeEsm: `${packages}node/dist/index.js`,
+  nodeCjs: `${packages}node/dist/index.cjs`,
+  browserEsm: `${packages}browser/dist/index.js`,
+};
+
+// Runs in a plain Node process: package names resolve as they do for users (no source condition),
+// and CJS is loaded by Node's own require. Prints a list of problems as JSON.
+const DIST_CHECK = `
+import { createRequire } from 'node:module';
+const [agentUrl, browserEsm] = process.argv.slice(1);
+const require = createRequire(process.cwd() + '/');
+const problems = [];
+const entries = (m) => Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule');
+function reExports(label, outer, inner, own) {
+  for (const name of entries(inner)) {
+    if (!(name in outer)) problems.push(label + ' misses ' + name);
+    else if (!own.includes(name) && outer[name] !== inner[name]) problems.push(label + '.' + name + ' is not core\\'s');
+  }
+  if (own.includes('connect') && outer.connect === inner.connect) problems.push(label + '.connect is core\\'s');
+}
+function resolved(label, specifier, want) {
+  const file = require.resolve(specifier);
+  if (!file.includes('/dist/') || !file.endsWith(want)) problems.push(label + ' resolved to ' + file);
+}
+resolved('require @a2a-tether/node', '@a2a-tether/node', '.cjs');
+resolved('require @a2a-tether/core/protocol', '@a2a-tether/core/protocol', '.cjs');
+
+const esm = { core: await import('@a2a-tether/core'), coreProtocol: await import('@a2a-tether/core/protocol'),
+  node: await import('@a2a-tether/node'), nodeProtocol: await import('@a2a-tether/node/protocol'),
+  browser: await import(browserEsm), browserProtocol: await import(new URL('protocol.js', browserEsm).href) };
+const cjs = { core: require('@a2a-tether/core'), coreProtocol: require('@a2a-tether/core/protocol'),
+  node: require('@a2a-tether/node'), nodeProtocol: require('@a2a-tether/node/protocol') };
+reExports('esm node', esm.node, esm.core, ['connect']);
+reExports('esm browser', esm.browser, esm.core, ['connect']);
+reExports('esm node/protocol', esm.nodeProtocol, esm.coreProtocol, []);
+reExports('esm browser/protocol', esm.browserProtocol, esm.coreProtocol, []);
+reExports('cjs node', cjs.node, cjs.core, ['connect']);
+reExports('cjs node/protocol', cjs.nodeProtocol, cjs.coreProtocol, []);
+if (entries(esm.core).length !== entries(cjs.core).length) problems.push('core: ESM and CJS differ');
+
+// Behaviour: node's built connect needs no global fetch (it brings undici's).
+globalThis.fetch = () => Promise.reject(new TypeError('global fetch is disabled'));
+for (const [label, connect] of [['esm node', esm.node.connect], ['cjs node', cjs.node.connect]]) {
+  try {
+    await connect(agentUrl, { cardCache: false });
+  } catch (error) {
+    problems.push(label + '.connect used the global fetch: ' + error.message);
+  }
+}
+try {
+  await esm.core.connect(agentUrl, { cardCache: false });
+  problems.push('control: core.connect worked without a global fetch');
+} catch {}
+console.log(JSON.stringify(problems));
+process.exit(0);
+`;
+
+describe('public surface (built)', () => {
+  it('has been built (run `pnpm build` first)', () => {
+    for (const file of Object.values(DIST)) expect(existsSync(file), `${file} is missing`).toBe(true);
+  });
+
+  it('the built ESM and CJS of node and browser re-export core, with their own connect', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env['NODE_OPTIONS'];
+    // Not spawnSync: the test agent answers the child from this process.
+    const run = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', DIST_CHECK, agent.url, new URL(`file://${DIST.browserEsm}`).href], {
+      cwd: `${packages}node`,
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout) as string[]).toEqual([]);
+  });
+
+  it('the built type declarations offer every core type too, and connect from the platform package', () => {
+    const pairs = [
+      { outer: `${packages}node/dist/index.d.ts`, inner: `${packages}core/dist/index.d.ts`, own: OWN.node },
+      { outer: `${packages}node/dist/index.d.cts`, inner: `${packages}core/dist/index.d.cts`, own: OWN.node },
+      { outer: `${packages}browser/dist/index.d.ts`, inner: `${packages}core/dist/index.d.ts`, own: OWN.browser },
+      { outer: `${packages}node/dist/protocol.d.ts`, inner: `${packages}core/dist/protocol.d.ts`, own: [] },
+      { outer: `${packages}node/dist/protocol.d.cts`, inner: `${packages}core/dist/protocol.d.cts`, own: [] },
+      { outer: `${packages}browser/dist/protocol.d.ts`, inner: `${packages}core/dist/protocol.d.ts`, own: [] },
+    ];
+    // Only Tether's own declarations are loaded (no lib, no undici or zod types): names and where
+    // they are declared is all this needs, and it keeps the check fast.
+    const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noLib: true, types: [] };
+    const host = ts.createCompilerHost(options);
+    host.resolveModuleNameLiterals = (literals, containingFile, _redirect, compilerOptions, containingSource) =>
+      literals.map((literal) =>
+        literal.text.startsWith('@a2a-tether/') || literal.text.startsWith('.')
+          ? ts.resolveModuleName(literal.text, containingFile, compilerOptions, host, undefined, undefined, ts.getModeForUsageLocation(containingSource, literal, compilerOptions))
+          : { resolvedModule: undefined },
+      );
+    const program = ts.createProgram({ rootNames: pairs.flatMap((p) => [p.outer, p.inner]), options, host });
+    const checker = program.getTypeChecker();
+    const exportsOf = (file: string): Map<string, ts.Symbol> => {
+      const source = program.getSourceFile(file);
+      const module = source && checker.getSymbolAtLocation(source);
+      if (!module) throw new Error(`${file}: not a module`);
+      const resolve = (s: ts.Symbol): ts.Symbol => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
+      return new Map(checker.getExportsOfModule(module).map((s) => [s.name, resolve(s)]));
+    };
+    for (const { outer, inner, own } of pairs) {
+      const outerExports = exportsOf(outer);
+      const innerExports = exportsOf(inner);
+      expect(innerExports.size, inner).toBeGreaterThan(5);
+      for (const [name, symbol] of innerExports) {
+        expect(outerExports.has(name), `${outer} misses ${name}`).toBe(true);
+        if (!own.includes(name)) expect(outerExports.get(name) === symbol, `${outer}: ${name} is not core's`).toBe(true);
+      }
+      for (const name of own) {
+        const declared = outerExports.get(name)?.declarations?.[0]?.getSourceFile().fileName;
+        expect(declared, `${outer}: where ${name} is declared`).toBe(outer);
+      }
+    }
+    // Types are reachable, not only values.
+    expect(exportsOf(pairs[0]!.outer).has('TaskEvent')).toBe(true);
+    expect(exportsOf(pairs[3]!.outer).has('Dialect')).toBe(true);
   });
 });

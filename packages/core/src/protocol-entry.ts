@@ -1,0 +1,17 @@
+// @a2a-tether/core/protocol — the protocol layer, for code that works with A2A wire objects and cards
+// itself (a push receiver, a proxy, a test double) rather than through `connect()`. App code needs only
+// the root entry. Every public name is listed here on purpose (decisions.md D11).
+
+export { decodeStreamEvent, decodeTask, decodeMessage, decodeSendResult } from './protocol/decode.js';
+export { encodeMessage, encodeSendParams } from './protocol/encode.js';
+export type { SendParams } from './protocol/encode.js';
+export type { Dialect } from './protocol/dialect.js';
+export { DecodeError } from './protocol/decode-error.js';
+export { endsStream } from './model/task-state.js';
+
+export { normalizeCard, majorMinor } from './card/normalize-card.js';
+export { cardCandidates } from './card/resolve-card.js';
+export { negotiate } from './card/negotiate.js';
+export type { NegotiationPreferences } from './card/negotiate.js';
+
+export { parseRetryAfter } from './http/retry-after.js';

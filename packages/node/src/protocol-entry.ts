@@ -1,0 +1,3 @@
+// @a2a-tether/node/protocol — the same as @a2a-tether/core/protocol, so a Node app that depends only on
+// this package can reach the protocol layer too (docs/design/decisions.md D11).
+export * from '@a2a-tether/core/protocol';
