@@ -615,6 +615,8 @@ export class TaskFollower {
         this.pending = undefined;
         pending.ack.resolve(ack);
         if (ack.kind === 'message') return { type: 'detach' };
+        // A pause may have lasted hours: the quiet budget counts from the answer, not from before it.
+        this.quietSince = scheduler.now();
         if (purpose === 'reply') this.awaitingNews ||= isInterruptedState(this.reconciler?.state ?? 'unknown');
         return { type: 'sent', streaming: this.conn !== undefined };
       } catch (error) {
