@@ -40,7 +40,7 @@ for (const [what, path] of [
   }
 }
 
-const { CLIENTS, SOCKETS, sdkPackage } = await import('./bench/clients.mjs');
+const { CLIENTS, SOCKETS, sdkPackage, RESILIENCE_DEFAULTS } = await import('./bench/clients.mjs');
 const { throughputFor } = await import('./bench/throughput.mjs');
 const { checkFrames } = await import('./bench/check-frames.mjs');
 const { LONG_TASK, SHORT_TASK, heapPerOpenTask, heapSlope } = await import('./bench/heap.mjs');
@@ -58,10 +58,10 @@ const CONFIG = {
   heapPerOpenTask: { tasks: quick ? 200 : 1_000, scenario: LONG_TASK },
   heapSlope: { tasks: quick ? 1_000 : 2_000, sampleEvery: quick ? 250 : 250, scenario: SHORT_TASK },
   resume: {
-    '1.0': { cuts: quick ? 30 : 200 },
-    '0.3': { cuts: quick ? 20 : 100 },
-    task: 'slow steps=100000 delayMs=10',
-    maxSeconds: quick ? 30 : 60,
+    '1.0': { cuts: quick ? 20 : 100 },
+    '0.3': { cuts: quick ? 15 : 60 },
+    task: 'slow steps=100000 delayMs=5',
+    maxSeconds: quick ? 40 : 120,
     seed: 20261201,
   },
 };
@@ -246,7 +246,7 @@ if (results.heapSlope) {
 if (results.resume) {
   console.log(`\n3. RESUME LATENCY — Tether handle, default resilience, "${CONFIG.resume.task}" on the testkit agent behind the fault proxy`);
   console.log('   cut = the client sees its SSE body end (reset or clean end); app event = first non-connection TaskEvent from a request made after the cut');
-  console.log("   delay = what the engine chose (the `delayMs` of its `reconnecting` events: full jitter, first ceiling 250 ms)");
+  console.log(`   delay = what the engine chose (the delayMs of its reconnecting events: full jitter, first ceiling ${RESILIENCE_DEFAULTS.initialDelayMs} ms)`);
   const ms = (s) => (s ? `${s.p50} / ${s.p99} / ${s.max}` : '—');
   const rows = [];
   for (const version of ['1.0', '0.3']) {

@@ -19,7 +19,7 @@ export const paths = {
   sdkDir: new URL('packages/interop/node_modules/@a2a-js/sdk/', root),
 };
 
-const { connect, createNodeFetch } = await import(paths.nodeDist.href);
+const { connect, createNodeFetch, RESILIENCE_DEFAULTS } = await import(paths.nodeDist.href);
 export const sdkPackage = JSON.parse(readFileSync(new URL('package.json', paths.sdkDir), 'utf8'));
 const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } = await import(
   new URL(sdkPackage.exports['./client'].import, paths.sdkDir).href
@@ -213,4 +213,4 @@ export const CLIENTS = {
   handle: { label: 'Tether handle client.start() + handle.events()', short: 'Tether handle', create: createHandle },
 };
 
-export { connect, createNodeFetch };
+export { connect, createNodeFetch, RESILIENCE_DEFAULTS };

@@ -1,7 +1,7 @@
 // Section 3 of `pnpm bench`: how fast a task handle with DEFAULT resilience settings gets going again
 // after its stream is cut. A long task on the BUILT testkit agent (child process) behind the testkit
 // fault proxy (this process); every SSE response the proxy relays gets one cut rule, in order: after
-// 1–4 events, a TCP reset or a clean end (half each), a quarter of them inside the next event. When
+// 300–500 events, a TCP reset or a clean end (half each), a quarter of them inside the next event. When
 // the engine gives up streaming for polling (its default after 3 connections in a row that delivered
 // nothing: a reset can drop bytes the client had not read yet), that is counted and a new task starts.
 //
@@ -88,7 +88,10 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
     const within = random() < 0.25 ? 'event' : 'boundary';
     plan[mode]++;
     if (within === 'event') plan.midEvent++;
-    proxy.addFault({ kind: 'cut', afterEvents: 1 + Math.floor(random() * 4), mode, within, match: { sse: true } });
+    // After 300–500 events (about a second of a task emitting a status and a chunk every 5 ms): cuts as
+    // often as a bad network makes them, but not faster than the engine's request-rate ceiling (2 per
+    // second; v0.3 makes 2 requests per reconnect), which would otherwise decide the tail.
+    proxy.addFault({ kind: 'cut', afterEvents: 300 + Math.floor(random() * 201), mode, within, match: { sse: true } });
   }
   const events = []; // [time, kind, episode]: kind 'app' or a connection state
   const chosenDelays = []; // delayMs of every `reconnecting` event: the wait the engine chose

@@ -28,6 +28,8 @@ describe('PartList', () => {
     for (let i = 0; i < original.length; i++) {
       expect(JSON.stringify(list.at(i)), `part ${i}`).toBe(JSON.stringify(original[i]));
       expect(list.key(i), `key ${i}`).toBe(partKey(original[i] as Part));
+      expect(list.hasKey(i, partKey(original[i] as Part)), `hasKey ${i}`).toBe(true);
+      expect(list.hasKey(i, `${partKey(original[i] as Part)}x`), `not hasKey ${i}`).toBe(false);
     }
     expect(JSON.stringify(list.slice())).toBe(JSON.stringify(original));
     expect(JSON.stringify(list.slice(250, 520))).toBe(JSON.stringify(original.slice(250, 520)));

@@ -101,6 +101,18 @@ export class PartList {
     return text.charCodeAt(0) === 0 ? partKey(this.at(index)) : text;
   }
 
+  /** Whether part `index` has this key (see `partKey`), compared in place: no string is built. */
+  hasKey(index: number, key: string): boolean {
+    if (this.kinds[index] === OBJECT) return partKey(this.objects[this.starts[index] as number] as Part) === key;
+    const start = this.starts[index] as number;
+    const length = (this.ends[index] as number) - start;
+    const units = this.units;
+    if (length > 0 && units[start] === 0) return this.key(index) === key; // keyed like other parts
+    if (key.length !== length) return false;
+    for (let k = 0; k < length; k++) if (units[start + k] !== key.charCodeAt(k)) return false;
+    return true;
+  }
+
   /**
    * Parts `from` to `to` (exclusive), as a new array. The whole list is rebuilt once and then
    * extended, so an app that reads the view after every event pays for each part once.
@@ -119,14 +131,14 @@ export class PartList {
   /** Whether `keys` are the keys of this list's first parts. */
   startsWith(keys: readonly string[]): boolean {
     if (keys.length > this.count) return false;
-    for (let i = 0; i < keys.length; i++) if (keys[i] !== this.key(i)) return false;
+    for (let i = 0; i < keys.length; i++) if (!this.hasKey(i, keys[i] as string)) return false;
     return true;
   }
 
   /** Whether this list's keys are the first of `keys`. */
   isPrefixOf(keys: readonly string[]): boolean {
     if (this.count > keys.length) return false;
-    for (let i = 0; i < this.count; i++) if (keys[i] !== this.key(i)) return false;
+    for (let i = 0; i < this.count; i++) if (!this.hasKey(i, keys[i] as string)) return false;
     return true;
   }
 }

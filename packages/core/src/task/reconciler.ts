@@ -299,7 +299,7 @@ export class Reconciler {
     let start = 0;
     if (local.replayCursor !== undefined) {
       let cursor = local.replayCursor;
-      while (start < keys.length && cursor < local.parts.length && keys[start] === local.parts.key(cursor)) {
+      while (start < keys.length && cursor < local.parts.length && local.parts.hasKey(cursor, keys[start] as string)) {
         start++;
         cursor++;
       }
@@ -338,9 +338,9 @@ export class Reconciler {
       const key = keys[i] as string;
       if (overlap.candidates === undefined) {
         overlap.candidates = [];
-        for (let j = overlap.start; j < end; j++) if (local.parts.key(j) === key) overlap.candidates.push(j + 1);
+        for (let j = overlap.start; j < end; j++) if (local.parts.hasKey(j, key)) overlap.candidates.push(j + 1);
       } else {
-        overlap.candidates = overlap.candidates.filter((c) => c < end && local.parts.key(c) === key).map((c) => c + 1);
+        overlap.candidates = overlap.candidates.filter((c) => c < end && local.parts.hasKey(c, key)).map((c) => c + 1);
       }
       overlap.held.push(parts[i] as Part);
       if (overlap.candidates.includes(end)) {
