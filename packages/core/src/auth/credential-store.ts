@@ -16,7 +16,7 @@ async function resolveSecret(secret: TokenProvider, forceRefresh: boolean, signa
 
 /**
  * Attaches the planned credentials to requests, but only for allowed origins (G7): the origin
- * the card came from plus `auth.origins`. Any other origin, e.g. the target of a redirect or an
+ * the caller named in `connect()` plus `auth.origins`. Any other origin, e.g. the target of a redirect or an
  * interface URL on another host, gets no credentials.
  */
 export class CredentialStore {

@@ -26,7 +26,10 @@ export interface ConnectOptions extends NegotiationPreferences {
    * Tether reads: `status`, `statusText`, `ok`, `type`, `headers`, and `body.getReader()`/`cancel()`.
    */
   streamFetch?: FetchLike | undefined;
-  /** Credentials; the scheme is chosen from the card. Sent only to the card's origin (plus `auth.origins`). */
+  /**
+   * Credentials; the scheme is chosen from the card. Sent only to the origin of `url` (plus
+   * `auth.origins`): not to where a redirect of the card request leads, nor to interfaces there.
+   */
   auth?: AuthOptions | undefined;
   /** Headers added to every request (not treated as credentials: use `auth.headers` for secrets). */
   headers?: Record<string, string> | undefined;
@@ -128,7 +131,8 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   }
 
   const candidates = negotiate(card, options);
-  const origin = new URL(cardUrl).origin;
+  // The caller vouched for the origin it named, not for wherever a redirect of the card request led (G7).
+  const origin = base.origin;
   const http = new HttpClient({
     fetch,
     streamFetch: options.streamFetch,
