@@ -158,6 +158,8 @@ export class HttpClient {
         ...applied.headers,
       };
       if (body !== undefined) headers['Content-Type'] ??= 'application/json';
+      // Aborted before the first request went out (e.g. a signal that had already fired): nothing was sent.
+      const unsent = hop === 0 && link.signal.aborted;
       let response: Response;
       try {
         const fetch = request.expect === 'sse' ? (this.options.streamFetch ?? this.options.fetch) : this.options.fetch;
@@ -170,7 +172,7 @@ export class HttpClient {
           redirect: applied.credentialed ? 'manual' : 'follow',
         });
       } catch (error) {
-        throw link.errorFor(context, timeoutMs, error) ?? networkError(error, context);
+        throw link.errorFor(unsent ? { ...context, maybeDelivered: false } : context, timeoutMs, error) ?? networkError(error, context);
       }
 
       if (response.type === 'opaqueredirect') {

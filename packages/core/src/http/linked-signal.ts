@@ -1,4 +1,4 @@
-import { TetherError, type ErrorContext } from '../errors/tether-error.js';
+import { TetherError, type TetherErrorOptions } from '../errors/tether-error.js';
 
 /**
  * One AbortController per call that follows the caller's signal and a timeout, and remembers
@@ -48,7 +48,7 @@ export class LinkedSignal {
   }
 
   /** If the signal fired, the matching TetherError (TIMEOUT or ABORTED); else `undefined`. */
-  errorFor(context: ErrorContext, timeoutMs: number | undefined, cause?: unknown): TetherError | undefined {
+  errorFor(context: TetherErrorOptions, timeoutMs: number | undefined, cause?: unknown): TetherError | undefined {
     if (this.cause === 'timeout') {
       return new TetherError('TIMEOUT', `no answer within ${timeoutMs} ms`, { ...context, cause });
     }

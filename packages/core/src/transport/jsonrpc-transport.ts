@@ -92,7 +92,7 @@ export class JsonRpcTransport implements Transport {
       throw new TetherError(
         'UNSUPPORTED_OPERATION',
         `${OPERATIONS[operation]} does not exist in A2A v${this.protocolVersion}${operation === 'list' ? ' (ListTasks is new in v1.0)' : ''}`,
-        { operation: OPERATIONS[operation], url: this.url, maybeDelivered: false },
+        { operation: OPERATIONS[operation], url: this.url },
       );
     }
     return method;

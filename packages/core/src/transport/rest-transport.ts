@@ -118,6 +118,7 @@ export class RestTransport implements Transport {
     if (this.protocolVersion !== '1.0') {
       return Promise.reject(
         new TetherError('UNSUPPORTED_OPERATION', 'ListTasks does not exist in A2A v0.3 (it is new in v1.0)', {
+          operation: 'ListTasks',
           url: this.url,
         }),
       );
