@@ -156,7 +156,7 @@ export class A2AClient {
    * Sends a message; resolves with the agent's direct `Message` reply or the `Task` it created
    * or continued (tell them apart by `kind`). To continue a task, pass its `taskId` and `contextId`.
    */
-  sendMessage(message: MessageInput, options?: SendOptions): Promise<SendResult> {
+  async sendMessage(message: MessageInput, options?: SendOptions): Promise<SendResult> {
     const params = this.sendParams(message, options);
     return this.run((t) => t.sendMessage(params, options));
   }
