@@ -294,7 +294,30 @@ function safeJson(text: string): unknown {
   }
 }
 
+/**
+ * Fetch refuses some ports outright (the Fetch standard's "bad port" list: 6000, 10080 …) before
+ * any connection. undici says so in the cause; browsers give no detail, so there it stays NETWORK.
+ */
+function isBlockedPort(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 4; depth++) {
+    if ((current as { message?: unknown }).message === 'bad port') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 function networkError(error: unknown, context: ErrorContext): TetherError {
+  if (isBlockedPort(error)) {
+    // Permanent and local: a repeat gets the same refusal, and nothing left the process.
+    const port = new URL(context.url ?? '').port;
+    return new TetherError('NETWORK', `request failed: this runtime's fetch refuses port ${port} (a "bad port" in the Fetch standard); serve the agent on another port`, {
+      ...context,
+      cause: error,
+      isRetryable: false,
+      maybeDelivered: false,
+    });
+  }
   return new TetherError('NETWORK', `request failed: ${describeCause(error)}`, {
     ...context,
     cause: error,
