@@ -1,10 +1,10 @@
 import { createA2AError } from '../errors/a2a-errors.js';
 import { parseAgentError } from '../errors/error-body.js';
 import { TetherError, type ErrorContext, type TetherErrorOptions } from '../errors/tether-error.js';
-import type { CredentialStore } from '../auth/credential-store.js';
 import type { FetchLike } from './fetch-like.js';
 import { LinkedSignal } from './linked-signal.js';
 import { causeCode, describeCause, readText, snippet } from './read-body.js';
+import type { RequestCredentials } from './request-credentials.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** One HTTP exchange, described in protocol terms. */
@@ -44,7 +44,7 @@ export interface HttpClientOptions {
   fetch: FetchLike;
   /** For `expect: 'sse'` requests, when given (see `ConnectOptions.streamFetch`). */
   streamFetch?: FetchLike | undefined;
-  credentials?: CredentialStore | undefined;
+  credentials?: RequestCredentials | undefined;
   headers?: Record<string, string> | undefined;
   timeoutMs: number;
   maxResponseBytes: number;
