@@ -1,10 +1,19 @@
 import { defineConfig } from 'tsdown';
 
+// p-retry (and its one dependency) ship only as ESM. The CommonJS build cannot require() them —
+// rolldown's CJS interop would take the module namespace for the default export — so the CJS
+// build carries its own copy; the ESM build imports the package.
+const ESM_ONLY = ['p-retry', 'is-network-error'];
+
 export default defineConfig({
   // The root entry (the user API) and the `./protocol` subpath; code both use lands in a shared chunk,
   // so an error class is one class whichever entry it came from.
   entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts' },
-  format: ['esm', 'cjs'],
+  format: {
+    esm: {},
+    // onlyBundle: anything else ending up in the CJS bundle fails the build.
+    cjs: { deps: { alwaysBundle: (id) => ESM_ONLY.includes(id), onlyBundle: ESM_ONLY, skipNodeModulesBundle: false } },
+  },
   platform: 'neutral',
   target: 'es2022',
   dts: true,

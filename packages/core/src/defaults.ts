@@ -15,6 +15,21 @@ export const DEFAULTS = {
   maxCardBytes: 1024 * 1024,
   /** How long a card is reused when the agent sent no caching headers (ms). */
   cardTtlMs: 5 * 60_000,
+  /**
+   * Retries of the client's idempotent unary calls — the card fetch in `connect()`, `getTask`,
+   * `listTasks`, `getPushConfig`, `listPushConfigs`, `deletePushConfig` — after a transient failure
+   * (network, timeout, 408/425/429/5xx; never an agent's A2A error). Set per client in `connect()`
+   * and per call (`{ maxRetries: 0 }`). Sends, streams, `cancelTask` and `createPushConfig` are
+   * never retried by the client; the task engine has its own budget.
+   */
+  maxRetries: 2,
+  /**
+   * Waits between those retries (ms), by p-retry: `min` doubling per retry, randomized up to twice
+   * that, at most `max`. A `Retry-After` answer is waited out first.
+   */
+  retryDelayMs: { min: 300, max: 8_000 },
+  /** A `Retry-After` longer than this (ms) is not waited for: the call fails with the error and its `retryAfterMs`. */
+  maxRetryAfterMs: 60_000,
   /** The task engine (`client.start()`, `client.resume()`): see {@link RESILIENCE_DEFAULTS}. */
   resilience: RESILIENCE_DEFAULTS,
 } as const;

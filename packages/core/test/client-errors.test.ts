@@ -106,7 +106,7 @@ describe('unary call errors', () => {
     server.on('POST /rpc', (_req, res) => {
       res.writeHead(429, { 'retry-after': '7', 'content-type': 'text/plain' }).end('slow down');
     });
-    const error = await failure(c.getTask('t1'));
+    const error = await failure(c.getTask('t1', { maxRetries: 0 }));
     expect(error).toMatchObject({ code: 'HTTP_STATUS', status: 429, retryAfterMs: 7000, isRetryable: true });
     expect(error.headers?.['retry-after']).toBe('7');
     expect(error.message).toBe(`GetTask POST ${server.url}/rpc → HTTP 429: Too Many Requests: slow down`);

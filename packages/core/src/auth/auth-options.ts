@@ -17,7 +17,8 @@ export interface HeaderRequest extends TokenRequest {
 /**
  * Credentials for the agent. Tether picks the scheme from the card's `securitySchemes` and
  * `securityRequirements`; you only say what you have. Credentials are sent only to the origin
- * the card was fetched from (plus `origins`), never across redirects to other origins.
+ * of the URL given to `connect()` (plus `origins`), never across redirects to other origins — a
+ * card found through such a redirect, and its interfaces there, get none unless `origins` lists it.
  */
 export interface AuthOptions {
   /** A bearer token (HTTP Bearer, OAuth 2.0 and OpenID Connect schemes). A function is re-asked once after a 401. */

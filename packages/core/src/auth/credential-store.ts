@@ -1,14 +1,6 @@
+import type { AppliedCredentials, RequestCredentials } from '../http/request-credentials.js';
 import type { AuthOptions, TokenProvider } from './auth-options.js';
 import type { PlannedCredential } from './auth-plan.js';
-
-/** What to add to one request. */
-export interface AppliedCredentials {
-  headers: Record<string, string>;
-  /** The URL, with query-placed API keys added. */
-  url: URL;
-  /** Whether any credential was attached (decides redirect handling and 401 refresh). */
-  credentialed: boolean;
-}
 
 async function resolveSecret(secret: TokenProvider, forceRefresh: boolean, signal?: AbortSignal): Promise<string> {
   return typeof secret === 'string' ? secret : await secret({ forceRefresh, signal });
@@ -16,10 +8,10 @@ async function resolveSecret(secret: TokenProvider, forceRefresh: boolean, signa
 
 /**
  * Attaches the planned credentials to requests, but only for allowed origins (G7): the origin
- * the card came from plus `auth.origins`. Any other origin, e.g. the target of a redirect or an
+ * the caller named in `connect()` plus `auth.origins`. Any other origin, e.g. the target of a redirect or an
  * interface URL on another host, gets no credentials.
  */
-export class CredentialStore {
+export class CredentialStore implements RequestCredentials {
   private readonly allowed: Set<string>;
 
   constructor(

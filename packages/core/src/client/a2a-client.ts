@@ -9,7 +9,16 @@ import type { EventFeed } from '../transport/event-feed.js';
 import { EventStream } from '../transport/event-stream.js';
 import { JsonRpcTransport } from '../transport/jsonrpc-transport.js';
 import { RestTransport } from '../transport/rest-transport.js';
-import type { CallOptions, CancelTaskOptions, GetTaskOptions, ListTasksQuery, SendOptions, SubscribeOptions, Transport } from '../transport/transport.js';
+import type {
+  CallOptions,
+  CancelTaskOptions,
+  GetTaskOptions,
+  IdempotentCallOptions,
+  ListTasksQuery,
+  SendOptions,
+  SubscribeOptions,
+  Transport,
+} from '../transport/transport.js';
 import type { TransportContext } from '../transport/transport-context.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
@@ -18,6 +27,7 @@ import type { AgentFacts, EngineClient, FollowContext } from '../task/follow-con
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { Scheduler } from '../util/scheduler.js';
+import { retryUnary } from './retry-unary.js';
 
 /** What the client was built from; internal to `connect()`. */
 export interface A2AClientInit {
@@ -28,6 +38,8 @@ export interface A2AClientInit {
   extensions: string[];
   maxEventSize: number;
   newId: () => string;
+  /** Default retries of the idempotent unary calls. */
+  maxRetries: number;
   store: TaskStore;
   resilience: ResilienceOptions;
   scheduler: Scheduler;
@@ -42,6 +54,10 @@ function makeTransport(context: TransportContext): Transport {
  * A connection to one A2A agent, on the interface chosen from its card. One method per
  * protocol operation; every call takes `{ signal, timeoutMs }` and fails with a typed error
  * (`TetherError`, or an `A2AError` subclass when the agent reported one).
+ *
+ * Calls that are safe to repeat (`getTask`, `listTasks`, `getPushConfig`, `listPushConfigs`,
+ * `deletePushConfig`) are retried after transient failures, `maxRetries` times (see
+ * `DEFAULTS.maxRetries`); sends, streams, `cancelTask` and `createPushConfig` never are.
  *
  * If the chosen interface cannot be reached (connection refused, unknown host) or turns out
  * not to exist (404/405, VersionNotSupported) before it ever answered, the client moves on to
@@ -121,6 +137,16 @@ export class A2AClient {
     }
   }
 
+  /** `run`, repeated after transient failures: only for calls that are safe to repeat. */
+  private runIdempotent<T>(operation: string, options: IdempotentCallOptions | undefined, call: (transport: Transport) => Promise<T>): Promise<T> {
+    return retryUnary(() => this.run(call), {
+      operation,
+      maxRetries: options?.maxRetries ?? this.init.maxRetries,
+      scheduler: this.init.scheduler,
+      signal: options?.signal,
+    });
+  }
+
   /** A stream whose opening falls back like `run` (nothing was read from it yet). */
   private runStream(open: (transport: Transport, signal: AbortSignal) => Promise<EventFeed>, options: CallOptions | undefined): EventStream {
     return new EventStream(async (signal) => {
@@ -156,7 +182,7 @@ export class A2AClient {
    * Sends a message; resolves with the agent's direct `Message` reply or the `Task` it created
    * or continued (tell them apart by `kind`). To continue a task, pass its `taskId` and `contextId`.
    */
-  sendMessage(message: MessageInput, options?: SendOptions): Promise<SendResult> {
+  async sendMessage(message: MessageInput, options?: SendOptions): Promise<SendResult> {
     const params = this.sendParams(message, options);
     return this.run((t) => t.sendMessage(params, options));
   }
@@ -174,17 +200,18 @@ export class A2AClient {
 
   /** Fetches a task's current state, artifacts and (some) history. */
   getTask(taskId: string, options?: GetTaskOptions): Promise<Task> {
-    return this.run((t) => t.getTask(taskId, options?.historyLength, options));
+    return this.runIdempotent('GetTask', options, (t) => t.getTask(taskId, options?.historyLength, options));
   }
 
   /** Lists tasks visible to the caller, newest first (v1.0 agents only; v0.3 has no ListTasks). */
-  listTasks(query: ListTasksQuery = {}, options?: CallOptions): Promise<TaskPage> {
-    return this.run((t) => t.listTasks(query, options));
+  listTasks(query: ListTasksQuery = {}, options?: IdempotentCallOptions): Promise<TaskPage> {
+    return this.runIdempotent('ListTasks', options, (t) => t.listTasks(query, options));
   }
 
   /**
    * Asks the agent to cancel a task and returns the task as the agent answered. Cancellation is
    * best effort: the answer may still show a non-terminal state; only `canceled` confirms it.
+   * Not retried by the client.
    */
   cancelTask(taskId: string, options?: CancelTaskOptions): Promise<Task> {
     return this.run((t) => t.cancelTask(taskId, options?.metadata, options));
@@ -196,24 +223,24 @@ export class A2AClient {
     return this.runStream((t, signal) => t.openSubscription(taskId, options, signal), options);
   }
 
-  /** Registers a webhook for a task's updates. */
+  /** Registers a webhook for a task's updates. Not retried by the client (it may create a second registration). */
   createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
     return this.run((t) => t.createPushConfig(config, options));
   }
 
   /** Reads one webhook registration. */
-  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig> {
-    return this.run((t) => t.getPushConfig(taskId, configId, options));
+  getPushConfig(taskId: string, configId: string, options?: IdempotentCallOptions): Promise<PushNotificationConfig> {
+    return this.runIdempotent('GetTaskPushNotificationConfig', options, (t) => t.getPushConfig(taskId, configId, options));
   }
 
   /** Lists a task's webhook registrations. */
-  listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]> {
-    return this.run((t) => t.listPushConfigs(taskId, options));
+  listPushConfigs(taskId: string, options?: IdempotentCallOptions): Promise<PushNotificationConfig[]> {
+    return this.runIdempotent('ListTaskPushNotificationConfigs', options, (t) => t.listPushConfigs(taskId, options));
   }
 
   /** Removes a webhook registration (idempotent on conforming agents). */
-  deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
-    return this.run((t) => t.deletePushConfig(taskId, configId, options));
+  deletePushConfig(taskId: string, configId: string, options?: IdempotentCallOptions): Promise<void> {
+    return this.runIdempotent('DeleteTaskPushNotificationConfig', options, (t) => t.deletePushConfig(taskId, configId, options));
   }
 
   private get engine(): FollowContext {
@@ -228,7 +255,10 @@ export class A2AClient {
     return this.engineContext;
   }
 
-  /** The operations the task engine uses: straight to the transport, no client-side retries. */
+  /**
+   * The operations the task engine uses: straight to the transport, without the retries of the
+   * public methods — the engine's budget, scheduler and request ceiling decide every retry (D2).
+   */
   private engineClient(): EngineClient {
     const facts = (): AgentFacts => {
       const version = this.interface.protocolVersion;

@@ -15,6 +15,7 @@ import type { FetchLike } from '../http/fetch-like.js';
 import { HttpClient } from '../http/http-client.js';
 import { A2AClient } from './a2a-client.js';
 import { randomId } from '../model/message-input.js';
+import { checkMaxRetries, retryUnary } from './retry-unary.js';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions extends NegotiationPreferences {
@@ -26,14 +27,22 @@ export interface ConnectOptions extends NegotiationPreferences {
    * Tether reads: `status`, `statusText`, `ok`, `type`, `headers`, and `body.getReader()`/`cancel()`.
    */
   streamFetch?: FetchLike | undefined;
-  /** Credentials; the scheme is chosen from the card. Sent only to the card's origin (plus `auth.origins`). */
+  /**
+   * Credentials; the scheme is chosen from the card. Sent only to the origin of `url` (plus
+   * `auth.origins`): not to where a redirect of the card request leads, nor to interfaces there.
+   */
   auth?: AuthOptions | undefined;
   /** Headers added to every request (not treated as credentials: use `auth.headers` for secrets). */
   headers?: Record<string, string> | undefined;
   /** Extension URIs to activate on every call. */
   extensions?: string[] | undefined;
-  /** Default time limit of calls (see {@link DEFAULTS}.timeoutMs). */
+  /** Default time limit of calls (see {@link DEFAULTS}.timeoutMs); for retried calls, of each attempt. */
   timeoutMs?: number | undefined;
+  /**
+   * Retries of the card fetch and of the idempotent unary calls after transient failures
+   * (see {@link DEFAULTS}.maxRetries); `0` turns them off. Never applies to sends or to the task engine.
+   */
+  maxRetries?: number | undefined;
   /** Aborts `connect()` itself. */
   signal?: AbortSignal | undefined;
   /**
@@ -96,6 +105,8 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   const auth = options.auth ?? {};
   const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
+  checkMaxRetries(maxRetries, 'connect');
 
   let card: AgentCard;
   let cardUrl: string;
@@ -113,22 +124,25 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
       now,
     });
     const wantsV1 = !options.protocolVersions || options.protocolVersions.includes('1.0');
-    const resolved = await resolveCard(base, {
-      http: bootstrap,
-      cache: options.cardCache ?? sharedCardCache,
-      versionHeader: wantsV1 ? '1.0' : undefined,
-      signal: options.signal,
-      timeoutMs,
-      defaultTtlMs: DEFAULTS.cardTtlMs,
-      maxBytes: DEFAULTS.maxCardBytes,
-      now,
-    });
+    const fetchCard = (): ReturnType<typeof resolveCard> =>
+      resolveCard(base, {
+        http: bootstrap,
+        cache: options.cardCache ?? sharedCardCache,
+        versionHeader: wantsV1 ? '1.0' : undefined,
+        signal: options.signal,
+        timeoutMs,
+        defaultTtlMs: DEFAULTS.cardTtlMs,
+        maxBytes: DEFAULTS.maxCardBytes,
+        now,
+      });
+    const resolved = await retryUnary(fetchCard, { operation: 'GetAgentCard', maxRetries, scheduler, signal: options.signal });
     card = resolved.card;
     cardUrl = resolved.url;
   }
 
   const candidates = negotiate(card, options);
-  const origin = new URL(cardUrl).origin;
+  // The caller vouched for the origin it named, not for wherever a redirect of the card request led (G7).
+  const origin = base.origin;
   const http = new HttpClient({
     fetch,
     streamFetch: options.streamFetch,
@@ -146,6 +160,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     extensions: options.extensions ?? [],
     maxEventSize: options.maxEventSize ?? DEFAULTS.maxEventSize,
     newId: options.newId ?? randomId,
+    maxRetries,
     store: options.store ?? new MemoryTaskStore(),
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,

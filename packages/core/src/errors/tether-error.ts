@@ -80,12 +80,17 @@ export interface TetherErrorOptions extends ErrorContext {
   cause?: unknown;
   /** Override the retry classification derived from the code and status. */
   isRetryable?: boolean | undefined;
-  /** `false` when the request surely never reached the agent (connection refused, DNS failure). */
+  /**
+   * `false` when the request surely never reached the agent (connection refused, DNS failure).
+   * Defaults by code: `false` for the codes only local checks raise, `true` otherwise.
+   */
   maybeDelivered?: boolean | undefined;
 }
 
 const BRAND = Symbol.for('a2a-tether.error.kinds');
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+// Raised only by checks made before any request, so nothing can have reached the agent.
+const LOCAL_CODES: ReadonlySet<TetherErrorCode> = new Set(['INVALID_ARGUMENT', 'UNSUPPORTED_OPERATION', 'NO_COMPATIBLE_INTERFACE']);
 
 function defaultRetryable(code: TetherErrorCode, status: number | undefined): boolean {
   switch (code) {
@@ -130,7 +135,8 @@ export class TetherError extends Error {
   readonly bodySnippet: string | undefined;
   /**
    * `false` only when the request surely never reached the agent (connection refused, unknown
-   * host): then it is safe to send it again, even a message, or to try another interface.
+   * host, a local check that failed before any request): then it is safe to send it again, even
+   * a message, or to try another interface.
    */
   readonly maybeDelivered: boolean;
 
@@ -147,7 +153,7 @@ export class TetherError extends Error {
     this.taskId = options.taskId;
     this.messageId = options.messageId;
     this.bodySnippet = options.bodySnippet;
-    this.maybeDelivered = options.maybeDelivered ?? true;
+    this.maybeDelivered = options.maybeDelivered ?? !LOCAL_CODES.has(code);
     this.isRetryable = options.isRetryable ?? defaultRetryable(code, options.status);
     const kinds: string[] = [];
     for (let c: unknown = new.target; typeof c === 'function' && 'errorName' in c; c = Object.getPrototypeOf(c)) {

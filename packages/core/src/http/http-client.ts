@@ -1,10 +1,10 @@
 import { createA2AError } from '../errors/a2a-errors.js';
 import { parseAgentError } from '../errors/error-body.js';
 import { TetherError, type ErrorContext, type TetherErrorOptions } from '../errors/tether-error.js';
-import type { CredentialStore } from '../auth/credential-store.js';
 import type { FetchLike } from './fetch-like.js';
 import { LinkedSignal } from './linked-signal.js';
 import { causeCode, describeCause, readText, snippet } from './read-body.js';
+import type { RequestCredentials } from './request-credentials.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** One HTTP exchange, described in protocol terms. */
@@ -44,7 +44,7 @@ export interface HttpClientOptions {
   fetch: FetchLike;
   /** For `expect: 'sse'` requests, when given (see `ConnectOptions.streamFetch`). */
   streamFetch?: FetchLike | undefined;
-  credentials?: CredentialStore | undefined;
+  credentials?: RequestCredentials | undefined;
   headers?: Record<string, string> | undefined;
   timeoutMs: number;
   maxResponseBytes: number;
@@ -158,6 +158,8 @@ export class HttpClient {
         ...applied.headers,
       };
       if (body !== undefined) headers['Content-Type'] ??= 'application/json';
+      // Aborted before the first request went out (e.g. a signal that had already fired): nothing was sent.
+      const unsent = hop === 0 && link.signal.aborted;
       let response: Response;
       try {
         const fetch = request.expect === 'sse' ? (this.options.streamFetch ?? this.options.fetch) : this.options.fetch;
@@ -170,7 +172,7 @@ export class HttpClient {
           redirect: applied.credentialed ? 'manual' : 'follow',
         });
       } catch (error) {
-        throw link.errorFor(context, timeoutMs, error) ?? networkError(error, context);
+        throw link.errorFor(unsent ? { ...context, maybeDelivered: false } : context, timeoutMs, error) ?? networkError(error, context);
       }
 
       if (response.type === 'opaqueredirect') {
@@ -292,7 +294,30 @@ function safeJson(text: string): unknown {
   }
 }
 
+/**
+ * Fetch refuses some ports outright (the Fetch standard's "bad port" list: 6000, 10080 …) before
+ * any connection. undici says so in the cause; browsers give no detail, so there it stays NETWORK.
+ */
+function isBlockedPort(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 4; depth++) {
+    if ((current as { message?: unknown }).message === 'bad port') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 function networkError(error: unknown, context: ErrorContext): TetherError {
+  if (isBlockedPort(error)) {
+    // Permanent and local: a repeat gets the same refusal, and nothing left the process.
+    const port = new URL(context.url ?? '').port;
+    return new TetherError('NETWORK', `request failed: this runtime's fetch refuses port ${port} (a "bad port" in the Fetch standard); serve the agent on another port`, {
+      ...context,
+      cause: error,
+      isRetryable: false,
+      maybeDelivered: false,
+    });
+  }
   return new TetherError('NETWORK', `request failed: ${describeCause(error)}`, {
     ...context,
     cause: error,

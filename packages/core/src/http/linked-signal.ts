@@ -1,4 +1,4 @@
-import { TetherError, type ErrorContext } from '../errors/tether-error.js';
+import { TetherError, type TetherErrorOptions } from '../errors/tether-error.js';
 
 /**
  * One AbortController per call that follows the caller's signal and a timeout, and remembers
@@ -8,7 +8,7 @@ import { TetherError, type ErrorContext } from '../errors/tether-error.js';
 export class LinkedSignal {
   readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private cause: 'timeout' | 'caller' | 'internal' | undefined;
+  private cause: 'timeout' | 'caller' | undefined;
   private readonly onCallerAbort = (): void => this.abort('caller', this.callerSignal?.reason);
 
   constructor(
@@ -35,12 +35,7 @@ export class LinkedSignal {
     this.timer = undefined;
   }
 
-  /** Aborts from inside (a consumer stopped reading). */
-  abortInternal(reason?: unknown): void {
-    this.abort('internal', reason);
-  }
-
-  private abort(cause: 'timeout' | 'caller' | 'internal', reason?: unknown): void {
+  private abort(cause: 'timeout' | 'caller', reason?: unknown): void {
     if (this.cause) return;
     this.cause = cause;
     this.clearTimeout();
@@ -48,11 +43,11 @@ export class LinkedSignal {
   }
 
   /** If the signal fired, the matching TetherError (TIMEOUT or ABORTED); else `undefined`. */
-  errorFor(context: ErrorContext, timeoutMs: number | undefined, cause?: unknown): TetherError | undefined {
+  errorFor(context: TetherErrorOptions, timeoutMs: number | undefined, cause?: unknown): TetherError | undefined {
     if (this.cause === 'timeout') {
       return new TetherError('TIMEOUT', `no answer within ${timeoutMs} ms`, { ...context, cause });
     }
-    if (this.cause === 'caller' || this.cause === 'internal') {
+    if (this.cause === 'caller') {
       return new TetherError('ABORTED', 'aborted by the caller', {
         ...context,
         cause: this.callerSignal?.reason ?? cause,

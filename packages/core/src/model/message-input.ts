@@ -5,6 +5,10 @@ import { TetherError } from '../errors/tether-error.js';
  * What you can pass where a message is expected: a string (one text part), or a message
  * whose `messageId`, `role` (`user`) and `kind` may be omitted. `text` is a shortcut for one
  * text part (added after `parts`, if both are given).
+ *
+ * A message must have something to say: an empty string, a message without parts, and a
+ * message whose only parts are empty text parts are `INVALID_ARGUMENT` (nothing is sent).
+ * Whitespace counts as content, and an empty text part beside a file or data part is sent as given.
  */
 export type MessageInput =
   | string
@@ -20,14 +24,19 @@ export type MessageInput =
       referenceTaskIds?: string[] | undefined;
     };
 
-/** Builds a full Message; a missing `messageId` gets a fresh one (reused on retries by the caller). */
+/**
+ * Builds a full Message; a missing `messageId` gets a fresh one (reused on retries by the caller).
+ *
+ * @throws TetherError `INVALID_ARGUMENT` for a message with nothing to say (see {@link MessageInput}).
+ */
 export function toMessage(input: MessageInput, newId: () => string): Message {
-  if (typeof input === 'string') {
-    return { kind: 'message', messageId: newId(), role: 'user', parts: [{ kind: 'text', text: input }] };
+  const fields = typeof input === 'string' ? { text: input } : input;
+  const parts: Part[] = [...(fields.parts ?? [])];
+  if (fields.text !== undefined) parts.push({ kind: 'text', text: fields.text });
+  if (parts.every((p) => p.kind === 'text' && p.text === '')) {
+    throw new TetherError('INVALID_ARGUMENT', 'a message needs some content: a non-empty text, or a file or data part');
   }
-  const parts: Part[] = [...(input.parts ?? [])];
-  if (input.text !== undefined) parts.push({ kind: 'text', text: input.text });
-  if (parts.length === 0) throw new TetherError('INVALID_ARGUMENT', 'a message needs at least one part (or `text`)');
+  if (typeof input === 'string') return { kind: 'message', messageId: newId(), role: 'user', parts };
   const message: Message = { kind: 'message', messageId: input.messageId ?? newId(), role: input.role ?? 'user', parts };
   if (input.taskId !== undefined) message.taskId = input.taskId;
   if (input.contextId !== undefined) message.contextId = input.contextId;

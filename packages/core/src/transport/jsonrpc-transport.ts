@@ -12,6 +12,7 @@ import {
 } from '../protocol/decode.js';
 import type { Dialect } from '../protocol/dialect.js';
 import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
+import { checkId } from './check-id.js';
 import { decodeOrThrow } from './decode-or-throw.js';
 import { EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
@@ -92,16 +93,24 @@ export class JsonRpcTransport implements Transport {
       throw new TetherError(
         'UNSUPPORTED_OPERATION',
         `${OPERATIONS[operation]} does not exist in A2A v${this.protocolVersion}${operation === 'list' ? ' (ListTasks is new in v1.0)' : ''}`,
-        { operation: OPERATIONS[operation], url: this.url, maybeDelivered: false },
+        { operation: OPERATIONS[operation], url: this.url },
       );
     }
     return method;
   }
 
-  /** v1.0 carries the tenant in the params of every call. */
-  private params(params: Record<string, unknown>): Record<string, unknown> {
+  /** v1.0 carries the tenant in the params of every call (held to the same rule as over HTTP+JSON). */
+  private params(operation: Operation, params: Record<string, unknown>): Record<string, unknown> {
     const tenant = this.context.iface.tenant;
-    return this.protocolVersion === '1.0' && tenant !== undefined ? { ...params, tenant } : params;
+    if (this.protocolVersion !== '1.0' || tenant === undefined) return params;
+    checkId('tenant', tenant, OPERATIONS[operation]);
+    return { ...params, tenant };
+  }
+
+  /** Checks the ids of a call that names a task (and a push config). */
+  private ids(operation: Operation, taskId: string, configId?: string): void {
+    checkId('task id', taskId, OPERATIONS[operation]);
+    if (configId !== undefined) checkId('push config id', configId, OPERATIONS[operation]);
   }
 
   private async call(operation: Operation, params: Record<string, unknown>, options: CallOptions | undefined, taskId?: string): Promise<{ result: unknown; context: ErrorContext }> {
@@ -111,7 +120,7 @@ export class JsonRpcTransport implements Transport {
       operation: OPERATIONS[operation],
       method: 'POST',
       url: this.url,
-      body: { jsonrpc: '2.0', id, method, params: this.params(params) },
+      body: { jsonrpc: '2.0', id, method, params: this.params(operation, params) },
       headers: protocolHeaders(this.context, options, 'application/json'),
       expect: 'json',
       signal: options?.signal,
@@ -149,7 +158,7 @@ export class JsonRpcTransport implements Transport {
       operation: OPERATIONS[operation],
       method: 'POST',
       url: this.url,
-      body: { jsonrpc: '2.0', id, method, params: this.params(params) },
+      body: { jsonrpc: '2.0', id, method, params: this.params(operation, params) },
       headers,
       expect: 'sse',
       signal,
@@ -179,6 +188,7 @@ export class JsonRpcTransport implements Transport {
   }
 
   async getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
+    this.ids('get', taskId);
     const params: Record<string, unknown> = { id: taskId };
     if (historyLength !== undefined) params['historyLength'] = historyLength;
     const { result, context } = await this.call('get', params, options, taskId);
@@ -196,22 +206,26 @@ export class JsonRpcTransport implements Transport {
   }
 
   async cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task> {
+    this.ids('cancel', taskId);
     const params: Record<string, unknown> = { id: taskId };
     if (metadata !== undefined) params['metadata'] = metadata;
     const { result, context } = await this.call('cancel', params, options, taskId);
     return decodeOrThrow(() => decodeTask(result, this.dialect), context);
   }
 
-  openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
+  async openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
+    this.ids('subscribe', taskId);
     return this.feed('subscribe', { id: taskId }, options, signal, taskId);
   }
 
   async createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
+    this.ids('pushCreate', config.taskId);
     const { result, context } = await this.call('pushCreate', encodePushConfig(config, this.dialect), options, config.taskId);
     return decodeOrThrow(() => decodePushConfig(result, config.taskId), context);
   }
 
   async getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig> {
+    this.ids('pushGet', taskId, configId);
     const params =
       this.protocolVersion === '1.0' ? { taskId, id: configId } : { id: taskId, pushNotificationConfigId: configId };
     const { result, context } = await this.call('pushGet', params, options, taskId);
@@ -219,12 +233,14 @@ export class JsonRpcTransport implements Transport {
   }
 
   async listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]> {
+    this.ids('pushList', taskId);
     const params = this.protocolVersion === '1.0' ? { taskId } : { id: taskId };
     const { result, context } = await this.call('pushList', params, options, taskId);
     return decodeOrThrow(() => decodePushConfigList(result, taskId), context);
   }
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
+    this.ids('pushDelete', taskId, configId);
     const params =
       this.protocolVersion === '1.0' ? { taskId, id: configId } : { id: taskId, pushNotificationConfigId: configId };
     await this.call('pushDelete', params, options, taskId);

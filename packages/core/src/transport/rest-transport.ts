@@ -12,6 +12,7 @@ import {
 } from '../protocol/decode.js';
 import type { Dialect } from '../protocol/dialect.js';
 import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
+import { checkId, type IdKind } from './check-id.js';
 import { decodeOrThrow } from './decode-or-throw.js';
 import { EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
@@ -36,19 +37,26 @@ export class RestTransport implements Transport {
     this.dialect = dialectOf(context);
   }
 
-  private path(...segments: string[]): string {
+  /** The URL of an operation; v1.0 puts the tenant first. */
+  private path(operation: string, ...segments: string[]): string {
     const base = this.url.replace(/\/+$/, '');
-    const prefix =
-      this.protocolVersion === '0.3'
-        ? '/v1'
-        : this.context.iface.tenant !== undefined
-          ? `/${encodeURIComponent(this.context.iface.tenant)}`
-          : '';
+    const tenant = this.protocolVersion === '0.3' ? undefined : this.context.iface.tenant;
+    const prefix = this.protocolVersion === '0.3' ? '/v1' : tenant !== undefined ? `/${this.segment('tenant', tenant, operation)}` : '';
     return `${base}${prefix}${segments.join('')}`;
   }
 
-  private task(taskId: string): string {
-    return `/tasks/${encodeURIComponent(taskId)}`;
+  /** One path segment holding an id: dot segments and empty ids would change the route. */
+  private segment(kind: IdKind, value: string, operation: string): string {
+    checkId(kind, value, operation);
+    return encodeURIComponent(value);
+  }
+
+  private task(taskId: string, operation: string): string {
+    return `/tasks/${this.segment('task id', taskId, operation)}`;
+  }
+
+  private pushConfig(taskId: string, configId: string, operation: string): string {
+    return this.path(operation, `${this.task(taskId, operation)}/pushNotificationConfigs/${this.segment('push config id', configId, operation)}`);
   }
 
   private request(
@@ -92,7 +100,7 @@ export class RestTransport implements Transport {
   }
 
   sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
-    const request = this.request('SendMessage', 'POST', this.path('/message:send'), options, {
+    const request = this.request('SendMessage', 'POST', this.path('SendMessage', '/message:send'), options, {
       body: encodeSendParams(params, this.dialect),
       taskId: params.message.taskId,
     });
@@ -100,7 +108,7 @@ export class RestTransport implements Transport {
   }
 
   async openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
-    const request = this.request('SendStreamingMessage', 'POST', this.path('/message:stream'), options, {
+    const request = this.request('SendStreamingMessage', 'POST', this.path('SendStreamingMessage', '/message:stream'), options, {
       body: encodeSendParams(params, this.dialect),
       taskId: params.message.taskId,
     });
@@ -108,7 +116,7 @@ export class RestTransport implements Transport {
   }
 
   getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
-    const url = new URL(this.path(this.task(taskId)));
+    const url = new URL(this.path('GetTask', this.task(taskId, 'GetTask')));
     if (historyLength !== undefined) url.searchParams.set('historyLength', String(historyLength));
     const request = this.request('GetTask', 'GET', url.href, options, { taskId });
     return this.json(request, (body) => decodeTask(body, this.dialect));
@@ -118,11 +126,12 @@ export class RestTransport implements Transport {
     if (this.protocolVersion !== '1.0') {
       return Promise.reject(
         new TetherError('UNSUPPORTED_OPERATION', 'ListTasks does not exist in A2A v0.3 (it is new in v1.0)', {
+          operation: 'ListTasks',
           url: this.url,
         }),
       );
     }
-    const url = new URL(this.path('/tasks'));
+    const url = new URL(this.path('ListTasks', '/tasks'));
     for (const [key, value] of Object.entries(query)) {
       if (value === undefined) continue;
       url.searchParams.set(
@@ -135,7 +144,7 @@ export class RestTransport implements Transport {
 
   cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task> {
     // Always a JSON object body, never `null` (some servers reject an empty cancel body).
-    const request = this.request('CancelTask', 'POST', this.path(`${this.task(taskId)}:cancel`), options, {
+    const request = this.request('CancelTask', 'POST', this.path('CancelTask', `${this.task(taskId, 'CancelTask')}:cancel`), options, {
       body: metadata === undefined ? {} : { metadata },
       taskId,
     });
@@ -143,7 +152,7 @@ export class RestTransport implements Transport {
   }
 
   async openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
-    const url = this.path(`${this.task(taskId)}:subscribe`);
+    const url = this.path('SubscribeToTask', `${this.task(taskId, 'SubscribeToTask')}:subscribe`);
     const request = (method: 'POST' | 'GET'): HttpRequest => {
       const base = this.request('SubscribeToTask', method, url, options, { taskId, signal, ...(method === 'POST' ? { body: {} } : {}) });
       if (options?.lastEventId !== undefined) base.headers = { ...base.headers, 'Last-Event-ID': options.lastEventId };
@@ -166,30 +175,27 @@ export class RestTransport implements Transport {
   }
 
   createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
-    const request = this.request(
-      'CreateTaskPushNotificationConfig',
-      'POST',
-      this.path(`${this.task(config.taskId)}/pushNotificationConfigs`),
-      options,
-      { body: encodePushConfig(config, this.dialect), taskId: config.taskId },
-    );
+    const operation = 'CreateTaskPushNotificationConfig';
+    const url = this.path(operation, `${this.task(config.taskId, operation)}/pushNotificationConfigs`);
+    const request = this.request(operation, 'POST', url, options, { body: encodePushConfig(config, this.dialect), taskId: config.taskId });
     return this.json(request, (body) => decodePushConfig(body, config.taskId));
   }
 
   getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig> {
-    const url = this.path(`${this.task(taskId)}/pushNotificationConfigs/${encodeURIComponent(configId)}`);
+    const url = this.pushConfig(taskId, configId, 'GetTaskPushNotificationConfig');
     const request = this.request('GetTaskPushNotificationConfig', 'GET', url, options, { taskId });
     return this.json(request, (body) => decodePushConfig(body, taskId));
   }
 
   listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]> {
-    const url = this.path(`${this.task(taskId)}/pushNotificationConfigs`);
-    const request = this.request('ListTaskPushNotificationConfigs', 'GET', url, options, { taskId });
+    const operation = 'ListTaskPushNotificationConfigs';
+    const url = this.path(operation, `${this.task(taskId, operation)}/pushNotificationConfigs`);
+    const request = this.request(operation, 'GET', url, options, { taskId });
     return this.json(request, (body) => decodePushConfigList(body, taskId));
   }
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
-    const url = this.path(`${this.task(taskId)}/pushNotificationConfigs/${encodeURIComponent(configId)}`);
+    const url = this.pushConfig(taskId, configId, 'DeleteTaskPushNotificationConfig');
     await this.context.http.json(
       this.request('DeleteTaskPushNotificationConfig', 'DELETE', url, options, { taskId, expect: 'any' }),
     );
@@ -197,6 +203,7 @@ export class RestTransport implements Transport {
 
   async getExtendedCard(options?: CallOptions): Promise<unknown> {
     const path = this.protocolVersion === '0.3' ? '/card' : '/extendedAgentCard';
-    return (await this.context.http.json(this.request('GetExtendedAgentCard', 'GET', this.path(path), options))).body;
+    const url = this.path('GetExtendedAgentCard', path);
+    return (await this.context.http.json(this.request('GetExtendedAgentCard', 'GET', url, options))).body;
   }
 }

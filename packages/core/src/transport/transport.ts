@@ -17,6 +17,19 @@ export interface CallOptions {
   onOpen?: (() => void) | undefined;
 }
 
+/**
+ * Options of the calls the client retries on its own because repeating them is safe (reads and
+ * deletes: `getTask`, `listTasks`, `getPushConfig`, `listPushConfigs`, `deletePushConfig`).
+ */
+export interface IdempotentCallOptions extends CallOptions {
+  /**
+   * Retries after a transient failure (network, timeout, 408/425/429/5xx), each attempt with its
+   * own `timeoutMs`; `0` makes one attempt. Default: the client's (`connect({ maxRetries })`,
+   * else `DEFAULTS.maxRetries`).
+   */
+  maxRetries?: number | undefined;
+}
+
 /** Options of `sendMessage` and `streamMessage`. */
 export interface SendOptions extends CallOptions {
   /**
@@ -36,7 +49,7 @@ export interface SendOptions extends CallOptions {
 }
 
 /** Options of `getTask`. */
-export interface GetTaskOptions extends CallOptions {
+export interface GetTaskOptions extends IdempotentCallOptions {
   /** At most this many of the newest history messages (v1: 0 = none; omit for the agent's default). */
   historyLength?: number | undefined;
 }
