@@ -1,4 +1,4 @@
-import { startTestAgent, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
+import { startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, MemoryTaskStore, TetherError, type A2AClient, type ConnectOptions, type Part, type Task, type TaskEvent } from '../src/index.js';
 
@@ -23,6 +23,31 @@ function rebuild(events: TaskEvent[]): Record<string, string> {
     if (e.type === 'artifact') out[e.artifactId] = (e.append ? (out[e.artifactId] ?? '') : '') + text(e.parts);
   }
   return out;
+}
+
+/** A door a scenario waits at until the test opens it: the agent moves on only when the test says so. */
+interface Gate {
+  open(): void;
+  readonly opened: Promise<void>;
+}
+
+function gate(): Gate {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open: () => open(), opened };
+}
+
+/** Resolves when the agent is asked to cancel the task (or closes). */
+function cancelRequested(ctx: ScenarioContext): Promise<void> {
+  return new Promise((resolve) => {
+    if (ctx.cancelled.aborted) resolve();
+    ctx.cancelled.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** Chunk `i` of artifact `result`, as the built-in scenarios send it. */
+function chunk(ctx: ScenarioContext, i: number, last = false): void {
+  ctx.artifact({ artifactId: 'result', name: 'result', text: `chunk-${i};`, append: i > 1, lastChunk: last });
 }
 
 async function collect(iterable: AsyncIterable<TaskEvent>, until?: (e: TaskEvent) => boolean): Promise<TaskEvent[]> {
@@ -93,15 +118,68 @@ describe('client.start', () => {
     expect(methods.some((m) => /GetTask|tasks\/get/.test(m))).toBe(true);
   });
 
-  it('cancel reports a request separately from a confirmation', async () => {
-    const { client } = await setup();
-    const running = await client.start('slow steps=200 delayMs=10');
-    const outcome = await running.cancel({ reason: 'user left' });
-    expect(outcome.requested).toBe(true);
-    expect(outcome.state).toBe(outcome.confirmed ? 'canceled' : outcome.state);
-    const final = (await running.done()) as Task;
-    expect(final.status.state).toBe('canceled');
+  it('cancel confirms when the agent really stops: the task is then seen canceled', async () => {
+    const { agent, client } = await setup({
+      scenarios: {
+        // Works until asked to cancel, then stops (the testkit agent then marks the task canceled).
+        stops: async (ctx) => {
+          ctx.status('working');
+          await cancelRequested(ctx);
+        },
+      },
+    });
+    const task = await client.start('stops');
+    const id = task.taskId as string;
+    expect(await task.cancel({ reason: 'user left' })).toEqual({ requested: true, confirmed: true, state: 'canceled' });
+    expect(agent.tasks.get(id)?.state).toBe('canceled');
+    expect(((await task.done()) as Task).status.state).toBe('canceled');
+    const cancels = agent.requests.filter((r) => /CancelTask|tasks\/cancel/.test(JSON.stringify(r.body ?? '')) || r.path.includes(':cancel'));
+    expect(cancels).toHaveLength(1);
+    expect(JSON.stringify(cancels[0]?.body)).toContain('"a2a-tether/cancel-reason":"user left"');
+  });
 
+  it('cancel does not confirm when the agent finishes the task instead: confirmed false, state completed', async () => {
+    const { agent, client } = await setup({
+      scenarios: {
+        // Asked to cancel, it completes the task anyway (a cancel request is not a cancellation).
+        finishes: async (ctx) => {
+          ctx.status('working');
+          await cancelRequested(ctx);
+          chunk(ctx, 1, true);
+          ctx.status('completed');
+        },
+      },
+    });
+    const task = await client.start('finishes');
+    expect(await task.cancel()).toEqual({ requested: true, confirmed: false, state: 'completed' });
+    expect(agent.tasks.get(task.taskId as string)?.state).toBe('completed');
+    const final = (await task.done()) as Task;
+    expect(final.status.state).toBe('completed');
+    expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;');
+  });
+
+  it('cancel does not confirm while the agent keeps working: confirmed false, state working after waitMs', async () => {
+    const release = gate();
+    const { agent, client } = await setup({
+      scenarios: {
+        // Ignores the cancel request: works until the test lets it finish.
+        ignores: async (ctx) => {
+          ctx.status('working');
+          await release.opened;
+          chunk(ctx, 1, true);
+          ctx.status('completed');
+        },
+      },
+    });
+    const task = await client.start('ignores');
+    expect(await task.cancel({ waitMs: 50 })).toEqual({ requested: true, confirmed: false, state: 'working' });
+    expect(agent.tasks.get(task.taskId as string)?.state).toBe('working');
+    release.open();
+    expect(((await task.done()) as Task).status.state).toBe('completed');
+  });
+
+  it('cancelling a task that already finished reports its final state, unconfirmed', async () => {
+    const { client } = await setup();
     const finished = await client.start('stream updates=1 chunks=1 delayMs=1');
     await finished.done();
     expect(await finished.cancel()).toEqual({ requested: true, confirmed: false, state: 'completed' });
