@@ -187,21 +187,47 @@ describe('client.start', () => {
 
   it('detach stops watching without cancelling; resume follows the task again from the store', async () => {
     const store = new MemoryTaskStore();
-    const { agent, client } = await setup({}, { store });
-    const task = await client.start('slow steps=30 delayMs=10');
+    const unwatched = gate();
+    const resumed = gate();
+    const { agent, client } = await setup(
+      {
+        scenarios: {
+          // One chunk while watched, two while nobody watches, two after the resume.
+          paced: async (ctx) => {
+            ctx.status('working');
+            chunk(ctx, 1);
+            await unwatched.opened;
+            chunk(ctx, 2);
+            chunk(ctx, 3);
+            await resumed.opened;
+            chunk(ctx, 4);
+            chunk(ctx, 5, true);
+            ctx.status('completed');
+          },
+        },
+      },
+      { store },
+    );
+    const task = await client.start('paced');
     const id = task.taskId as string;
     task.detach();
-    // Let the agent produce content while nobody watches.
-    await expect.poll(() => agent.tasks.get(id)?.artifacts[0]?.parts.length ?? 0).toBeGreaterThanOrEqual(3);
+    unwatched.open();
+    await expect.poll(() => agent.tasks.get(id)?.artifacts[0]?.parts.length ?? 0).toBe(3);
     await expect(task.done()).rejects.toMatchObject({ code: 'ABORTED', taskId: id });
+    expect(agent.tasks.get(id)?.state).toBe('working');
     expect(agent.requests.some((r) => JSON.stringify(r.body ?? '').includes('Cancel') || r.path.includes(':cancel'))).toBe(false);
     const [again] = await client.resumeAll();
     expect(again?.taskId).toBe(id);
-    const events = await collect((again as NonNullable<typeof again>).events());
-    const final = (await again?.done()) as Task;
+    const handle = again as NonNullable<typeof again>;
+    // What happened while nobody watched comes back recovered; then the agent goes on, live.
+    const caughtUp = await collect(handle.events(), (e) => e.type === 'artifact');
+    expect(caughtUp.at(-1)).toMatchObject({ type: 'artifact', recovered: true });
+    resumed.open();
+    const events = [...caughtUp, ...(await collect(handle.events()))];
+    const final = (await handle.done()) as Task;
     expect(final.status.state).toBe('completed');
+    expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;chunk-3;chunk-4;chunk-5;');
     expect(rebuild(events)['result']).toBe(text(final.artifacts[0]?.parts ?? []));
-    expect(events.some((e) => e.type === 'artifact' && e.recovered)).toBe(true);
   });
 
   it('aborting events() stops reading only: the task is followed to the end and never cancelled', async () => {
