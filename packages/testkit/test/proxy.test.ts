@@ -401,6 +401,44 @@ describe('chaos', () => {
     expect(await run(p, 99)).not.toEqual(first);
   });
 
+  it('with tagHeader, a tag\'s requests get the same faults whatever runs between them; the header stays here', async () => {
+    const TAG = 'x-test-tag';
+    /** Request `i` of a fixed sequence (streams and card fetches), tagged or not; a reset is fine. */
+    async function request(p: FaultProxy, i: number, tag: string | undefined): Promise<void> {
+      const headers: Record<string, string> = tag === undefined ? {} : { [TAG]: tag };
+      try {
+        const init = rpcInit('SendStreamingMessage', { message: v1Message(STREAM) });
+        const response =
+          i % 3 === 2
+            ? await fetch(`${p.url}/.well-known/agent-card.json`, { headers })
+            : await fetch(`${p.url}/a2a/jsonrpc`, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } });
+        await readRaw(response);
+      } catch {
+        // A reset before the headers.
+      }
+    }
+    /** The faults request sequence `A` gets when `others` other requests (tag B, or none) run before each of its own. */
+    async function faultsOfA(others: number, tagged: boolean): Promise<(string | undefined)[]> {
+      const { a, p } = await setup({ seed: 42, ...(tagged ? { tagHeader: TAG } : {}) });
+      p.chaos({ cutProbability: 0.5, maxEventsBeforeCut: 3, resetRatio: 0.5, midEventRatio: 0.3, statusProbability: 0.25 });
+      for (let i = 0; i < 9; i++) {
+        for (let n = 0; n < others; n++) await request(p, i + n, n % 2 === 0 ? 'B' : undefined);
+        await request(p, i, 'A');
+      }
+      if (tagged) expect(a.requests.filter((r) => r.headers[TAG] !== undefined)).toEqual([]);
+      const entries = p.log.filter((entry) => (tagged ? entry.tag === 'A' : entry.id % (others + 1) === 0));
+      expect(entries).toHaveLength(9);
+      await p.close();
+      await a.close();
+      return entries.map((entry) => entry.fault);
+    }
+    const alone = await faultsOfA(0, true);
+    expect(await faultsOfA(2, true)).toEqual(alone);
+    expect(alone.filter((fault) => fault !== undefined).length).toBeGreaterThan(2);
+    // Without tags, the requests in between draw from the same PRNG and move A's faults.
+    expect(await faultsOfA(2, false)).not.toEqual(await faultsOfA(0, false));
+  });
+
   it('a proxy seed makes rule probabilities reproducible', async () => {
     const outcomes: boolean[][] = [];
     for (let round = 0; round < 2; round++) {
