@@ -22,10 +22,8 @@ afterAll(() => {
 });
 
 describe('seeded chaos against the task engine', () => {
-  let report: ChaosReport;
-
-  it(`${CUTS} injected cuts over every target: every task ends exactly as the agent has it`, async () => {
-    report = await runChaos({ cuts: CUTS, seed: SEED, concurrency: 8, maxWallMs: WALL_CAP_MS, keepFailures: 3 });
+  it(`${CUTS} injected cuts over every target, each its share of every kind: every task ends exactly as the agent has it`, async () => {
+    const report: ChaosReport = await runChaos({ cuts: CUTS, seed: SEED, concurrency: 8, maxWallMs: WALL_CAP_MS, keepFailures: 3 });
     const text = formatChaosReport(report);
     console.info(text);
     expect(report.capHit, `seed ${SEED}: ${text}`).toBeUndefined();
@@ -33,27 +31,24 @@ describe('seeded chaos against the task engine', () => {
     // The app never saw an artifact with parts missing in front, not even for a moment.
     expect(report.totals.holes, `seed ${SEED}: ${formatChaosReport(report, { holes: true })}`).toBe(0);
     expect(report.totals.cutsTotal).toBeGreaterThanOrEqual(CUTS);
-  }, WALL_CAP_MS + 60_000);
 
-  it('every target got its share of cuts, of every kind', () => {
-    expect(report, 'the chaos run did not complete').toBeDefined();
     expect(report.targets.map((t) => t.target)).toEqual(allChaosTargets().map((t) => t.name));
     const share = Math.ceil(CUTS / report.targets.length);
     for (const target of report.targets) {
-      expect(target.cutsTotal, target.target).toBeGreaterThanOrEqual(share);
-      expect(target.cuts.reset, target.target).toBeGreaterThan(0);
-      expect(target.cuts.end, target.target).toBeGreaterThan(0);
-      expect(target.cuts.midEvent, target.target).toBeGreaterThan(0);
-      if (target.target.startsWith('testkit')) expect(target.cuts.utf8, target.target).toBeGreaterThan(0);
-      expect(target.reconnects, target.target).toBeGreaterThan(0);
+      expect.soft(target.cutsTotal, target.target).toBeGreaterThanOrEqual(share);
+      expect.soft(target.cuts.reset, target.target).toBeGreaterThan(0);
+      expect.soft(target.cuts.end, target.target).toBeGreaterThan(0);
+      expect.soft(target.cuts.midEvent, target.target).toBeGreaterThan(0);
+      if (target.target.startsWith('testkit')) expect.soft(target.cuts.utf8, target.target).toBeGreaterThan(0);
+      expect.soft(target.reconnects, target.target).toBeGreaterThan(0);
     }
     // v1.0: a creating send whose answer was lost is found with ListTasks, never executed twice (G6).
     // (v0.3 has no way to look, so it re-sends with the same message id: the dup-exec column.)
     for (const target of report.targets.filter((t) => t.target.includes('v1.0'))) {
-      expect(target.duplicateExecutions, target.target).toBe(0);
+      expect.soft(target.duplicateExecutions, target.target).toBe(0);
     }
     expect(report.totals.stalls).toBeGreaterThan(0);
     expect(report.totals.injected[503] + report.totals.injected[429]).toBeGreaterThan(0);
     expect(report.totals.pollingFallbacks).toBeGreaterThan(0);
-  });
+  }, WALL_CAP_MS + 60_000);
 });
