@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Seeded chaos against Tether's task engine (packages/interop/src/chaos):
-//   pnpm chaos --cuts 20000 [--seed N] [--concurrency N] [--max-minutes N]
+//   pnpm chaos --cuts 20000 [--seed N] [--concurrency N] [--max-minutes N] [--target NAME [--task N]]
 // Prints the report table (per target: tasks, cuts by kind, stalls, injected 503/429, reconnects,
 // polling fallbacks, failures) and exits non-zero on any failed task or when the run was cut short.
+// Each failure prints the command that replays just that task:
+//   pnpm chaos --seed S --target 'NAME' --task N
 // Runs the TypeScript sources through tsx (no build needed).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

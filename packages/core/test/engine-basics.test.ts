@@ -1,4 +1,4 @@
-import { startTestAgent, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
+import { startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, MemoryTaskStore, TetherError, type A2AClient, type ConnectOptions, type Part, type Task, type TaskEvent } from '../src/index.js';
 
@@ -23,6 +23,31 @@ function rebuild(events: TaskEvent[]): Record<string, string> {
     if (e.type === 'artifact') out[e.artifactId] = (e.append ? (out[e.artifactId] ?? '') : '') + text(e.parts);
   }
   return out;
+}
+
+/** A door a scenario waits at until the test opens it: the agent moves on only when the test says so. */
+interface Gate {
+  open(): void;
+  readonly opened: Promise<void>;
+}
+
+function gate(): Gate {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open: () => open(), opened };
+}
+
+/** Resolves when the agent is asked to cancel the task (or closes). */
+function cancelRequested(ctx: ScenarioContext): Promise<void> {
+  return new Promise((resolve) => {
+    if (ctx.cancelled.aborted) resolve();
+    ctx.cancelled.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** Chunk `i` of artifact `result`, as the built-in scenarios send it. */
+function chunk(ctx: ScenarioContext, i: number, last = false): void {
+  ctx.artifact({ artifactId: 'result', name: 'result', text: `chunk-${i};`, append: i > 1, lastChunk: last });
 }
 
 async function collect(iterable: AsyncIterable<TaskEvent>, until?: (e: TaskEvent) => boolean): Promise<TaskEvent[]> {
@@ -93,15 +118,68 @@ describe('client.start', () => {
     expect(methods.some((m) => /GetTask|tasks\/get/.test(m))).toBe(true);
   });
 
-  it('cancel reports a request separately from a confirmation', async () => {
-    const { client } = await setup();
-    const running = await client.start('slow steps=200 delayMs=10');
-    const outcome = await running.cancel({ reason: 'user left' });
-    expect(outcome.requested).toBe(true);
-    expect(outcome.state).toBe(outcome.confirmed ? 'canceled' : outcome.state);
-    const final = (await running.done()) as Task;
-    expect(final.status.state).toBe('canceled');
+  it('cancel confirms when the agent really stops: the task is then seen canceled', async () => {
+    const { agent, client } = await setup({
+      scenarios: {
+        // Works until asked to cancel, then stops (the testkit agent then marks the task canceled).
+        stops: async (ctx) => {
+          ctx.status('working');
+          await cancelRequested(ctx);
+        },
+      },
+    });
+    const task = await client.start('stops');
+    const id = task.taskId as string;
+    expect(await task.cancel({ reason: 'user left' })).toEqual({ requested: true, confirmed: true, state: 'canceled' });
+    expect(agent.tasks.get(id)?.state).toBe('canceled');
+    expect(((await task.done()) as Task).status.state).toBe('canceled');
+    const cancels = agent.requests.filter((r) => /CancelTask|tasks\/cancel/.test(JSON.stringify(r.body ?? '')) || r.path.includes(':cancel'));
+    expect(cancels).toHaveLength(1);
+    expect(JSON.stringify(cancels[0]?.body)).toContain('"a2a-tether/cancel-reason":"user left"');
+  });
 
+  it('cancel does not confirm when the agent finishes the task instead: confirmed false, state completed', async () => {
+    const { agent, client } = await setup({
+      scenarios: {
+        // Asked to cancel, it completes the task anyway (a cancel request is not a cancellation).
+        finishes: async (ctx) => {
+          ctx.status('working');
+          await cancelRequested(ctx);
+          chunk(ctx, 1, true);
+          ctx.status('completed');
+        },
+      },
+    });
+    const task = await client.start('finishes');
+    expect(await task.cancel()).toEqual({ requested: true, confirmed: false, state: 'completed' });
+    expect(agent.tasks.get(task.taskId as string)?.state).toBe('completed');
+    const final = (await task.done()) as Task;
+    expect(final.status.state).toBe('completed');
+    expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;');
+  });
+
+  it('cancel does not confirm while the agent keeps working: confirmed false, state working after waitMs', async () => {
+    const release = gate();
+    const { agent, client } = await setup({
+      scenarios: {
+        // Ignores the cancel request: works until the test lets it finish.
+        ignores: async (ctx) => {
+          ctx.status('working');
+          await release.opened;
+          chunk(ctx, 1, true);
+          ctx.status('completed');
+        },
+      },
+    });
+    const task = await client.start('ignores');
+    expect(await task.cancel({ waitMs: 50 })).toEqual({ requested: true, confirmed: false, state: 'working' });
+    expect(agent.tasks.get(task.taskId as string)?.state).toBe('working');
+    release.open();
+    expect(((await task.done()) as Task).status.state).toBe('completed');
+  });
+
+  it('cancelling a task that already finished reports its final state, unconfirmed', async () => {
+    const { client } = await setup();
     const finished = await client.start('stream updates=1 chunks=1 delayMs=1');
     await finished.done();
     expect(await finished.cancel()).toEqual({ requested: true, confirmed: false, state: 'completed' });
@@ -109,21 +187,47 @@ describe('client.start', () => {
 
   it('detach stops watching without cancelling; resume follows the task again from the store', async () => {
     const store = new MemoryTaskStore();
-    const { agent, client } = await setup({}, { store });
-    const task = await client.start('slow steps=30 delayMs=10');
+    const unwatched = gate();
+    const resumed = gate();
+    const { agent, client } = await setup(
+      {
+        scenarios: {
+          // One chunk while watched, two while nobody watches, two after the resume.
+          paced: async (ctx) => {
+            ctx.status('working');
+            chunk(ctx, 1);
+            await unwatched.opened;
+            chunk(ctx, 2);
+            chunk(ctx, 3);
+            await resumed.opened;
+            chunk(ctx, 4);
+            chunk(ctx, 5, true);
+            ctx.status('completed');
+          },
+        },
+      },
+      { store },
+    );
+    const task = await client.start('paced');
     const id = task.taskId as string;
     task.detach();
-    // Let the agent produce content while nobody watches.
-    await expect.poll(() => agent.tasks.get(id)?.artifacts[0]?.parts.length ?? 0).toBeGreaterThanOrEqual(3);
+    unwatched.open();
+    await expect.poll(() => agent.tasks.get(id)?.artifacts[0]?.parts.length ?? 0).toBe(3);
     await expect(task.done()).rejects.toMatchObject({ code: 'ABORTED', taskId: id });
+    expect(agent.tasks.get(id)?.state).toBe('working');
     expect(agent.requests.some((r) => JSON.stringify(r.body ?? '').includes('Cancel') || r.path.includes(':cancel'))).toBe(false);
     const [again] = await client.resumeAll();
     expect(again?.taskId).toBe(id);
-    const events = await collect((again as NonNullable<typeof again>).events());
-    const final = (await again?.done()) as Task;
+    const handle = again as NonNullable<typeof again>;
+    // What happened while nobody watched comes back recovered; then the agent goes on, live.
+    const caughtUp = await collect(handle.events(), (e) => e.type === 'artifact');
+    expect(caughtUp.at(-1)).toMatchObject({ type: 'artifact', recovered: true });
+    resumed.open();
+    const events = [...caughtUp, ...(await collect(handle.events()))];
+    const final = (await handle.done()) as Task;
     expect(final.status.state).toBe('completed');
+    expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;chunk-3;chunk-4;chunk-5;');
     expect(rebuild(events)['result']).toBe(text(final.artifacts[0]?.parts ?? []));
-    expect(events.some((e) => e.type === 'artifact' && e.recovered)).toBe(true);
   });
 
   it('aborting events() stops reading only: the task is followed to the end and never cancelled', async () => {

@@ -1,6 +1,6 @@
 import { startFaultProxy, startTestAgent, type FaultProxy, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type Task } from '../src/index.js';
+import { connect, type FetchLike, type Task } from '../src/index.js';
 
 let agent: TestAgent | undefined;
 let proxy: FaultProxy | undefined;
@@ -9,35 +9,61 @@ afterEach(async () => {
   await agent?.close();
 });
 
-/** How many times the agent received a message with this text (each logical send has one messageId). */
-function received(a: TestAgent, text: string): string[] {
-  const ids: string[] = [];
-  for (const r of a.requests) {
-    const body = JSON.stringify(r.body ?? '');
-    if (!body.includes(text)) continue;
-    const match = /"messageId":"([^"]+)"/.exec(body);
-    if (match?.[1]) ids.push(match[1]);
-  }
-  return ids;
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null;
+
+/** The message a send carries (JSON-RPC `params.message` or a REST body's `message`), if any. */
+function sentMessage(body: unknown): { messageId: string; text: string } | undefined {
+  const holder = isJson(body) && isJson(body['params']) ? body['params'] : body;
+  const message = isJson(holder) ? holder['message'] : undefined;
+  if (!isJson(message) || typeof message['messageId'] !== 'string') return undefined;
+  return { messageId: message['messageId'], text: JSON.stringify(message['parts'] ?? message['content'] ?? '') };
+}
+
+/** The message ids of the sends carrying `probe`, in the order the agent received them. */
+function receivedIds(a: TestAgent, probe: string): string[] {
+  return a.requests.flatMap((r) => {
+    const message = sentMessage(r.body);
+    return message?.text.includes(probe) ? [message.messageId] : [];
+  });
+}
+
+/** A fetch that notes the message id of every send the client makes (what left the client, faults or not). */
+function recordingFetch(): { fetch: FetchLike; sentIds: string[] } {
+  const sentIds: string[] = [];
+  const fetch: FetchLike = (input, init) => {
+    if (typeof init?.body === 'string') {
+      const message = sentMessage(JSON.parse(init.body) as unknown);
+      if (message) sentIds.push(message.messageId);
+    }
+    return globalThis.fetch(input, init);
+  };
+  return { fetch, sentIds };
+}
+
+/** The agent's tasks whose history holds this message id. */
+function tasksWith(a: TestAgent, messageId: string): string[] {
+  return a.tasks.list().flatMap((t) => (t.history.some((m) => m.messageId === messageId) ? [t.id] : []));
 }
 
 describe.each([
   ['JSONRPC', /SendStreamingMessage/, undefined],
   ['HTTP+JSON', undefined, /message:stream/],
 ] as const)('a send whose answer is lost, v1.0 %s', (binding, rpcMethod, path) => {
-  it('is found with ListTasks and adopted: the agent receives the message exactly once', async () => {
+  it('is found with ListTasks and adopted: the message is sent once, and the agent receives it once', async () => {
     agent = await startTestAgent({ versions: ['1.0'] });
     proxy = await startFaultProxy({ target: agent.origin });
     proxy.addFault({ kind: 'loseAnswer', match: rpcMethod ? { rpcMethod } : { path } });
-    const client = await connect(proxy.url, { cardCache: false, preferredBindings: [binding], resilience: { initialDelayMs: 10 } });
+    const { fetch, sentIds } = recordingFetch();
+    const client = await connect(proxy.url, { fetch, cardCache: false, preferredBindings: [binding], resilience: { initialDelayMs: 10 } });
     const handle = await client.start('stream updates=2 chunks=4 delayMs=20 lost-send-probe');
     const final = (await handle.done()) as Task;
     expect(final.status.state).toBe('completed');
     expect(proxy.stats.lostAnswers).toBe(1);
-    const ids = received(agent, 'lost-send-probe');
-    expect(ids).toHaveLength(1);
-    expect(agent.tasks.list().filter((t) => t.history.some((m) => JSON.stringify(m).includes('lost-send-probe')))).toHaveLength(1);
-    expect(final.id).toBe(agent.tasks.list().find((t) => JSON.stringify(t.history).includes('lost-send-probe'))?.id);
+    expect(sentIds).toHaveLength(1);
+    const [id] = sentIds as [string];
+    expect(receivedIds(agent, 'lost-send-probe')).toEqual([id]);
+    expect(tasksWith(agent, id)).toEqual([final.id]);
   });
 });
 
@@ -46,12 +72,17 @@ describe('a send that never reached the agent', () => {
     agent = await startTestAgent({ versions: ['1.0'] });
     proxy = await startFaultProxy({ target: agent.origin });
     proxy.addFault({ kind: 'dropRequest', match: { rpcMethod: /SendStreamingMessage/ } });
-    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 10 } });
+    const { fetch, sentIds } = recordingFetch();
+    const client = await connect(proxy.url, { fetch, cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 10 } });
     const handle = await client.start('stream updates=1 chunks=2 delayMs=5 dropped-probe');
-    expect(((await handle.done()) as Task).status.state).toBe('completed');
+    const final = (await handle.done()) as Task;
+    expect(final.status.state).toBe('completed');
     expect(proxy.stats.droppedRequests).toBe(1);
-    const sentIds = proxy.log.filter((l) => l.rpcMethod === 'SendStreamingMessage').length;
-    expect(sentIds).toBe(2);
-    expect(received(agent, 'dropped-probe')).toHaveLength(1);
+    // Two sends left the client (the first was dropped), both with the one message id.
+    expect(sentIds).toHaveLength(2);
+    const [id] = sentIds as [string];
+    expect(sentIds).toEqual([id, id]);
+    expect(receivedIds(agent, 'dropped-probe')).toEqual([id]);
+    expect(tasksWith(agent, id)).toEqual([final.id]);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestAgent, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
+import { Agent, getGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   connect,
@@ -9,7 +10,6 @@ import {
   TetherError,
   type A2AClient,
   type Binding,
-  type FetchLike,
   type ProtocolVersion,
   type StreamEvent,
   type Task,
@@ -293,13 +293,55 @@ describe('negotiation and fallback', () => {
 
 describe('createNodeFetch', () => {
   it('streams through its own undici Agent and closes the socket on break', async () => {
-    const a = await agent();
-    const fetch: FetchLike = createNodeFetch({ connections: 4 });
+    const a = await agent({
+      scenarios: {
+        // Three events, then nothing until the agent closes: only the client can end this stream.
+        held: async (ctx) => {
+          ctx.status('working');
+          ctx.artifact({ artifactId: 'result', text: 'chunk-1;' });
+          await new Promise((resolve) => ctx.cancelled.addEventListener('abort', resolve, { once: true }));
+        },
+      },
+    });
+    const fetch = createNodeFetch({ connections: 4 });
+    const dispatcher = fetch.dispatcher;
+    expect(dispatcher).toBeInstanceOf(Agent);
+    expect(dispatcher).not.toBe(getGlobalDispatcher());
+    const stats = (): { connected: number; running: number } => {
+      const pool = (dispatcher as Agent).stats[a.origin];
+      return { connected: Number(pool?.connected ?? 0), running: Number(pool?.running ?? 0) };
+    };
+    const opened: string[] = [];
+    const closed: string[] = [];
+    let streamClosed!: () => void;
+    // A socket closed while no request runs any more: the stream's (an idle keep-alive socket may close too).
+    const streamSocketClosed = new Promise<void>((resolve) => (streamClosed = resolve));
+    dispatcher.on('connect', (origin) => opened.push(new URL(String(origin)).origin));
+    dispatcher.on('disconnect', (origin) => {
+      closed.push(new URL(String(origin)).origin);
+      if (stats().running === 0) streamClosed();
+    });
+
     const c = await connect(a.url, { fetch, cardCache: false });
     let n = 0;
-    for await (const _ of c.streamMessage('slow steps=50 delayMs=10')) {
-      if (++n === 3) break;
+    for await (const _ of c.streamMessage('held')) {
+      if (++n === 3) {
+        // The stream is open on one of this Agent's sockets.
+        expect(stats().running).toBe(1);
+        expect(closed).toEqual([]);
+        break;
+      }
     }
     expect(n).toBe(3);
+    // The agent never ends this stream: only the break can close its socket.
+    await Promise.race([
+      streamSocketClosed,
+      // A guard only: on a healthy run the socket closes right after the break.
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`the stream's socket is still open (${JSON.stringify(stats())})`)), 4_000).unref()),
+    ]);
+    expect(closed.length).toBeGreaterThanOrEqual(1);
+    expect(new Set([...opened, ...closed])).toEqual(new Set([a.origin]));
+    expect(stats()).toEqual({ connected: opened.length - closed.length, running: 0 });
+    await dispatcher.close();
   });
 });

@@ -1,30 +1,91 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScenarioError, startTestAgent } from '../src/index.js';
-import type { TestAgent, TestAgentOptions } from '../src/index.js';
+import type { ScenarioFn, TestAgent, TestAgentOptions } from '../src/index.js';
 import { readSse, rpc, startPushReceiver, until, v03JsonRpc, v03Rest, v1JsonRpc, v1Rest } from './helpers.js';
 import type { PushReceiver } from './helpers.js';
 
 let agent: TestAgent | undefined;
 let receiver: PushReceiver | undefined;
 
+/** Where each `held` task waits for the test. */
+interface Hold {
+  reached: Promise<void>;
+  arrive: () => void;
+  released: Promise<void>;
+  release: () => void;
+}
+const holds = new Map<string, Hold>();
+
 afterEach(async () => {
   await agent?.close();
   await receiver?.close();
   agent = undefined;
   receiver = undefined;
+  holds.clear();
 });
 
+function holdOf(taskId: string): Hold {
+  let hold = holds.get(taskId);
+  if (hold === undefined) {
+    let arrive!: () => void;
+    let release!: () => void;
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    hold = { reached, arrive, released, release };
+    holds.set(taskId, hold);
+  }
+  return hold;
+}
+
+/**
+ * `held before=2 after=1`: like `slow` (a working status and a chunk of `result` per step), but after
+ * `before` steps it waits until the test releases it; then `after` more steps and completed.
+ * So a test can subscribe to a task that surely has not finished yet, however slow the machine.
+ */
+const held: ScenarioFn = async (ctx) => {
+  const before = Number(ctx.params['before'] ?? 2);
+  const after = Number(ctx.params['after'] ?? 1);
+  const hold = holdOf(ctx.task.id);
+  const step = (i: number): void => {
+    ctx.status('working', `step ${i}`);
+    ctx.artifact({ artifactId: 'result', name: 'result', text: `chunk-${i};`, append: i > 1, lastChunk: i === before + after });
+  };
+  ctx.status('working');
+  for (let i = 1; i <= before; i++) step(i);
+  hold.arrive();
+  await new Promise<void>((resolve, reject) => {
+    ctx.cancelled.addEventListener('abort', () => reject(ctx.cancelled.reason as Error), { once: true });
+    void hold.released.then(resolve);
+  });
+  for (let i = before + 1; i <= before + after; i++) step(i);
+  ctx.status('completed');
+};
+
 async function start(options: TestAgentOptions = {}): Promise<TestAgent> {
-  agent = await startTestAgent(options);
+  agent = await startTestAgent({ ...options, scenarios: { held, ...options.scenarios } });
   return agent;
 }
 
-/** Start a long task without waiting and return its id once it emitted `events` events. */
-async function slowTask(a: TestAgent, events: number, text = 'slow steps=10 delayMs=8'): Promise<string> {
+/**
+ * Subscribes, lets the held task go on once the agent has the subscription, and answers the response.
+ * (Not on the response headers: without a snapshot they only go out with the first event.)
+ */
+async function subscribeThenRelease(a: TestAgent, subscribe: () => Promise<Response>, release: () => void): Promise<Response> {
+  const seen = a.requests.length;
+  const response = subscribe();
+  // The agent records a request and binds its subscription in one synchronous step.
+  await until(() => a.requests.length > seen);
+  release();
+  return response;
+}
+
+/** Start a `held` task without waiting for it; resolves with its id once it waits for `release()`. */
+async function heldTask(a: TestAgent, text = 'held'): Promise<{ id: string; release: () => void }> {
   const { result } = await v1JsonRpc.send(a, text, { blocking: false });
   const id = result!['task'].id as string;
-  await until(() => (a.tasks.get(id)?.eventCount ?? 0) >= events);
-  return id;
+  const hold = holdOf(id);
+  await hold.reached;
+  return { id, release: hold.release };
 }
 
 describe('SSE ids and Last-Event-ID', () => {
@@ -34,12 +95,13 @@ describe('SSE ids and Last-Event-ID', () => {
     const id = frames[0]!.data['task'].id as string;
     expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 4, 5, 6].map((seq) => `${id}:${seq}`));
 
-    const taskId = await slowTask(a, 4);
-    const resumed = await readSse(await v1Rest.subscribe(a, taskId, { 'Last-Event-ID': `${taskId}:3` }));
+    // Events 1–6 (created, working, two steps of status + chunk), then the task waits.
+    const { id: taskId, release } = await heldTask(a, 'held before=2 after=2');
+    const resumed = await readSse(await subscribeThenRelease(a, () => v1Rest.subscribe(a, taskId, { 'Last-Event-ID': `${taskId}:3` }), release));
     expect(resumed[0]!.id).toBe(`${taskId}:4`);
     expect(resumed[0]!.data['task']).toBeUndefined();
     const seqs = resumed.map((f) => Number(f.id!.split(':')[1]));
-    expect(seqs).toEqual(seqs.map((_, i) => 4 + i)); // gap-free
+    expect(seqs).toEqual([4, 5, 6, 7, 8, 9, 10, 11]); // the three missed, then four steps' worth and completed, live
     expect(v1Rest.event(resumed.at(-1)!).state).toBe('completed');
   });
 
@@ -55,15 +117,16 @@ describe('SSE ids and Last-Event-ID', () => {
   it('without sseIds there are no id lines', async () => {
     const a = await start();
     const { frames } = await v1JsonRpc.stream(a, 'stream updates=1 chunks=1 delayMs=1');
-    expect(frames.every((f) => f.id === undefined)).toBe(true);
+    expect(frames).toHaveLength(4); // task, working, the chunk, completed
+    expect(frames.map((f) => f.id)).toEqual([undefined, undefined, undefined, undefined]);
   });
 });
 
 describe('resubscribe behaviours', () => {
   it('replayOnResubscribe re-sends every event so far, in order, after the v1 snapshot', async () => {
     const a = await start({ behaviour: { replayOnResubscribe: true } });
-    const id = await slowTask(a, 4);
-    const events = (await readSse(await v1JsonRpc.subscribe(a, id))).map((f) => v1JsonRpc.event(f));
+    const { id, release } = await heldTask(a, 'held before=4 after=6');
+    const events = (await readSse(await subscribeThenRelease(a, () => v1JsonRpc.subscribe(a, id), release))).map((f) => v1JsonRpc.event(f));
     expect(events[0]!.kind).toBe('task'); // snapshot
     expect(events[1]).toMatchObject({ kind: 'task', state: 'submitted' }); // the replayed creation event
     expect(events[2]).toMatchObject({ kind: 'status', state: 'working' });
@@ -75,12 +138,13 @@ describe('resubscribe behaviours', () => {
 
   it('subscribeSnapshot flips the per-version default', async () => {
     const a = await start({ behaviour: { subscribeSnapshot: false } });
-    const id = await slowTask(a, 3, 'slow steps=3 delayMs=8');
-    const v1 = (await readSse(await v1JsonRpc.subscribe(a, id))).map((f) => v1JsonRpc.event(f));
+    const first = await heldTask(a, 'held before=1 after=2');
+    const v1 = (await readSse(await subscribeThenRelease(a, () => v1JsonRpc.subscribe(a, first.id), first.release))).map((f) => v1JsonRpc.event(f));
     expect(v1[0]!.kind).not.toBe('task');
+    expect(v1.at(-1)).toMatchObject({ kind: 'status', state: 'completed' });
     a.setBehaviour({ subscribeSnapshot: true });
-    const id2 = await slowTask(a, 3, 'slow steps=3 delayMs=8');
-    const v03 = (await readSse(await v03Rest.subscribe(a, id2))).map((f) => v03Rest.event(f));
+    const second = await heldTask(a, 'held before=1 after=2');
+    const v03 = (await readSse(await subscribeThenRelease(a, () => v03Rest.subscribe(a, second.id), second.release))).map((f) => v03Rest.event(f));
     expect(v03[0]!.kind).toBe('task');
     expect(v03.at(-1)).toMatchObject({ kind: 'status', state: 'completed' });
   });
@@ -99,8 +163,9 @@ describe('resubscribe behaviours', () => {
 
   it('v1 REST subscribe also answers GET', async () => {
     const a = await start();
-    const id = await slowTask(a, 2, 'slow steps=2 delayMs=5');
-    const response = await fetch(`${a.restUrl}/tasks/${id}:subscribe`, { headers: { 'A2A-Version': '1.0' } });
+    const { id, release } = await heldTask(a);
+    const response = await subscribeThenRelease(a, () => fetch(`${a.restUrl}/tasks/${id}:subscribe`, { headers: { 'A2A-Version': '1.0' } }), release);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
     const events = (await readSse(response)).map((f) => v1Rest.event(f));
     expect(events[0]!.kind).toBe('task');
     expect(events.at(-1)).toMatchObject({ kind: 'status', state: 'completed' });
@@ -177,11 +242,31 @@ describe('scenario errors and lifecycle', () => {
   });
 
   it('close() aborts running scenarios: no more events, no timers left', async () => {
-    const a = await start();
-    const id = await slowTask(a, 2, 'slow steps=100 delayMs=5');
+    let stopped!: (reason: unknown) => void;
+    const scriptEnded = new Promise((resolve) => (stopped = resolve));
+    const a = await start({
+      scenarios: {
+        ticker: async (ctx) => {
+          ctx.status('working');
+          try {
+            for (let i = 1; ; i++) {
+              await ctx.sleep(5);
+              ctx.status('working', `tick ${i}`);
+            }
+          } catch (error) {
+            stopped(error);
+            throw error;
+          }
+        },
+      },
+    });
+    const { result } = await v1JsonRpc.send(a, 'ticker', { blocking: false });
+    const id = result!['task'].id as string;
+    await until(() => (a.tasks.get(id)?.eventCount ?? 0) >= 4);
     await a.close();
     const count = a.tasks.get(id)!.eventCount;
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Its timer was cancelled: the script's sleep rejected, so it stopped for good.
+    expect(await scriptEnded).toMatchObject({ name: 'AbortError' });
     expect(a.tasks.get(id)!.eventCount).toBe(count);
     expect(a.tasks.get(id)!.state).toBe('working');
     await expect(a.start()).rejects.toThrow(/closed/);

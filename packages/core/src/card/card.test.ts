@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { TetherError } from '../errors/tether-error.js';
 import { planCredentials } from '../auth/auth-plan.js';
-import { freshnessMs } from './card-cache.js';
+import type { FetchLike } from '../http/fetch-like.js';
+import { HttpClient } from '../http/http-client.js';
+import { freshnessMs, MemoryCardCache } from './card-cache.js';
 import { negotiate } from './negotiate.js';
 import { majorMinor, normalizeCard } from './normalize-card.js';
-import { cardCandidates } from './resolve-card.js';
+import { cardCandidates, resolveCard } from './resolve-card.js';
 
 const v1 = {
   name: 'Agent',
@@ -96,11 +98,9 @@ describe('normalizeCard', () => {
     expect(() => normalizeCard({ description: 'no name', url: 'https://x' })).toThrow(/agent card is invalid at name/);
     expect(() => normalizeCard({ name: 'x' })).toThrow(/lists no interface/);
     expect(() => normalizeCard('nope')).toThrow(TetherError);
-    try {
-      normalizeCard({ name: 'x', supportedInterfaces: 'bad' });
-    } catch (error) {
-      expect((error as TetherError).code).toBe('CARD_INVALID');
-    }
+    expect(() => normalizeCard({ name: 'x', supportedInterfaces: 'bad' })).toThrow(
+      expect.objectContaining({ code: 'CARD_INVALID', message: expect.stringMatching(/invalid at supportedInterfaces/) }),
+    );
   });
 
   it('reduces versions to Major.Minor', () => {
@@ -150,6 +150,38 @@ describe('cardCandidates', () => {
   it('uses a card URL as is', () => {
     expect(cardCandidates('https://h.example/cards/mine.json')).toEqual(['https://h.example/cards/mine.json']);
     expect(cardCandidates('https://h.example/x/.well-known/agent-card.json?v=2')).toEqual(['https://h.example/x/.well-known/agent-card.json?v=2']);
+  });
+});
+
+describe('resolveCard with a cache', () => {
+  it('revalidates a stale card with its ETag and, on a 304, answers the cached card', async () => {
+    const cardUrl = 'https://b.example/.well-known/agent-card.json';
+    const exchanges: { url: string; ifNoneMatch: string | null; status: number }[] = [];
+    // A server that says "always revalidate" (no-cache) and answers 304 to its own ETag.
+    const fetch: FetchLike = (input, init) => {
+      const ifNoneMatch = new Headers(init?.headers).get('if-none-match');
+      const status = ifNoneMatch === '"v1"' ? 304 : 200;
+      exchanges.push({ url: String(input), ifNoneMatch, status });
+      const headers = { etag: '"v1"', 'cache-control': 'no-cache', 'content-type': 'application/json' };
+      return Promise.resolve(status === 304 ? new Response(null, { status, headers }) : new Response(JSON.stringify(v03), { status, headers }));
+    };
+    const options = {
+      http: new HttpClient({ fetch, timeoutMs: 5_000, maxResponseBytes: 100_000 }),
+      cache: new MemoryCardCache(),
+      defaultTtlMs: 60_000,
+      maxBytes: 100_000,
+      now: () => 1_000,
+    };
+    const first = await resolveCard(cardUrl, options);
+    const second = await resolveCard(cardUrl, options);
+    expect(exchanges).toEqual([
+      { url: cardUrl, ifNoneMatch: null, status: 200 },
+      { url: cardUrl, ifNoneMatch: '"v1"', status: 304 },
+    ]);
+    expect(first.fromCache).toBe(false);
+    expect(first.card.name).toBe('Legacy');
+    // A 304 carries no card: this one can only have come from the cache.
+    expect(second).toEqual({ card: first.card, url: cardUrl, fromCache: true });
   });
 });
 

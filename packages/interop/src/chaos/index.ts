@@ -1,5 +1,5 @@
-export { runChaos } from './run-chaos.js';
-export type { ChaosFailure, ChaosOptions, ChaosReport, ChaosTargetReport } from './run-chaos.js';
+export { replayCommand, runChaos } from './run-chaos.js';
+export type { ChaosFailure, ChaosOptions, ChaosReport, ChaosRequest, ChaosTargetReport, ChaosTaskRecord } from './run-chaos.js';
 export { formatChaosReport } from './report.js';
 export { allChaosTargets, CHAOS_BEHAVIOURS, startBackend } from './targets.js';
 export type { ChaosAgentKind, ChaosBackend, ChaosTarget } from './targets.js';

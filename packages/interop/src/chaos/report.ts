@@ -66,11 +66,12 @@ export function formatChaosReport(report: ChaosReport, options: { holes?: boolea
     out.push(
       '',
       `✖ ${failure.target} — task #${failure.taskIndex} ${failure.taskId ?? '(no task id)'}: ${failure.plan} (seed ${failure.seed}, proxy seed ${failure.proxySeed})`,
+      `  replay: ${failure.replay}`,
       ...failure.problems.map((p) => `  - ${p}`),
       `  agent: ${failure.serverTask}`,
       '  events:',
       ...failure.events.map((e) => `    ${e}`),
-      '  proxy log (from the task start, all tasks of the target):',
+      "  proxy log (this task's requests):",
       ...failure.proxyLog.slice(0, 60).map((e) => `    ${e}`),
     );
   };

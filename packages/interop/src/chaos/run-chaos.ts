@@ -1,7 +1,7 @@
 import { connect, isTetherError } from '@a2a-tether/node';
-import type { A2AClient, ConnectOptions, Message, ResilienceOptions, Task, TaskEvent, TaskHandle } from '@a2a-tether/node';
+import type { A2AClient, AgentCard, ConnectOptions, Message, ResilienceOptions, Task, TaskEvent, TaskHandle } from '@a2a-tether/node';
 import { startFaultProxy } from '@a2a-tether/testkit';
-import type { FaultMatch, FaultProxy } from '@a2a-tether/testkit';
+import type { FaultMatch, FaultProxy, FaultProxyLogEntry } from '@a2a-tether/testkit';
 import { checkTask, countHoles, describeEvent, describeServerTask } from './checks.js';
 import type { TaskPlan } from './checks.js';
 import { deriveSeed, randomInt, seededRandom } from './seeded.js';
@@ -12,10 +12,18 @@ import type { ChaosBackend, ChaosTarget } from './targets.js';
 export interface ChaosOptions {
   /** Stop once at least this many cuts (SSE resets + clean ends + stalls) were injected, every target getting its share. */
   cuts: number;
-  /** Seeds every proxy's fault choices, every task plan and every client's jitter. */
+  /**
+   * Seeds everything: task `n` of a target gets its plan, its client's jitter and the faults on its
+   * requests from (seed, target, n) and its own request sequence alone, whatever runs alongside.
+   */
   seed: number;
   /** Default: {@link allChaosTargets}. */
   targets?: ChaosTarget[] | undefined;
+  /**
+   * Run only the task with this index, on the one target in `targets`: replays that task of a run with
+   * the same seed (the same plan, and the same faults for the same requests). See {@link replayCommand}.
+   */
+  task?: number | undefined;
   /** Tasks in flight at once, over all targets. Default 8. */
   concurrency?: number | undefined;
   /** Progress lines. */
@@ -62,17 +70,39 @@ export interface ChaosTargetReport {
 export interface ChaosFailure {
   seed: number;
   target: string;
-  /** The proxy's seed for this target (the PRNG behind its fault choices). */
+  /** The proxy's seed for this target (its tasks' fault choices derive from it). */
   proxySeed: number;
+  /** The task's index on its target: with the seed and the target, all it takes to replay it. */
   taskIndex: number;
+  /** The command that runs just this task again. */
+  replay: string;
   taskId: string | undefined;
   plan: string;
   problems: string[];
   /** The app's events, one line each. */
   events: string[];
   serverTask: string;
-  /** The proxy's log entries of the requests made while this task ran (all tasks of the target). */
+  /** The proxy's log entries of this task's requests, in order. */
   proxyLog: string[];
+}
+
+/** One request of a task, as the proxy saw it. */
+export interface ChaosRequest {
+  /** `POST SendStreamingMessage` (JSON-RPC), or method and path with the task id left out (`GET /a2a/rest/tasks/{id}:subscribe`). */
+  request: string;
+  /** The agent answered with an event stream (faults that act on the response depend on it). */
+  sse: boolean;
+  /** What the proxy injected (its log's description), if anything. */
+  fault: string | undefined;
+}
+
+/** What one task was asked to do and what the proxy did to each of its requests: compare runs with this. */
+export interface ChaosTaskRecord {
+  target: string;
+  taskIndex: number;
+  plan: string;
+  /** In the order they reached the proxy. */
+  requests: ChaosRequest[];
 }
 
 /** What {@link runChaos} found. */
@@ -85,6 +115,8 @@ export interface ChaosReport {
   failures: ChaosFailure[];
   /** Examples of tasks counted in `holes` (not failures), in the same shape. */
   holes: ChaosFailure[];
+  /** Every task that ran, by target, then index. */
+  tasks: ChaosTaskRecord[];
   wallMs: number;
   /** Why the run stopped early, when it did (wall-clock cap, task cap, a target that never got cut). */
   capHit: string | undefined;
@@ -115,6 +147,13 @@ const CHAOS = {
 };
 const UTF8_CUT_PROBABILITY = 0.025;
 const HANG_GRACE_MS = 15_000;
+/** Carries a task's index on each of its requests: the proxy draws that task's faults by it. */
+const TASK_HEADER = 'x-chaos-task';
+
+/** The shell command that replays task `taskIndex` of `target` from a run with `seed`. */
+export function replayCommand(seed: number, target: string, taskIndex: number): string {
+  return `pnpm chaos --seed ${seed} --target '${target.replaceAll("'", "'\\''")}' --task ${taskIndex}`;
+}
 
 function streamingMatch(target: ChaosTarget): FaultMatch {
   return target.binding === 'JSONRPC'
@@ -170,9 +209,13 @@ interface TargetState {
   backend: ChaosBackend;
   proxy: FaultProxy;
   proxySeed: number;
-  client: A2AClient;
+  /** The agent's card as read through the proxy: every task's client is made from it. */
+  card: AgentCard;
   direct: A2AClient;
-  random: () => number;
+  /** The index of the next task to start. */
+  nextTask: number;
+  /** Plan text by task index. */
+  plans: Map<number, string>;
   inflight: number;
   report: ChaosTargetReport;
 }
@@ -220,6 +263,30 @@ function collectProxy(state: TargetState): void {
     else if (fault.includes('status(429')) report.injected[429]++;
   }
   report.duplicateExecutions = state.backend.duplicateExecutions();
+}
+
+/** The proxy's log entries of one task's requests, in order. */
+function taskLog(proxy: FaultProxy, taskIndex: number): FaultProxyLogEntry[] {
+  const tag = String(taskIndex);
+  return proxy.log.filter((entry) => entry.tag === tag);
+}
+
+/** A request's kind without what differs between runs (task ids in REST paths). */
+function requestKind(entry: FaultProxyLogEntry): string {
+  return `${entry.method} ${entry.rpcMethod ?? entry.path.replace(/\/tasks\/[^/:]+/, '/tasks/{id}')}`;
+}
+
+/** Each task's requests, from the proxy log (tagged by {@link TASK_HEADER}). */
+function taskRecords(state: TargetState): ChaosTaskRecord[] {
+  const byTask = new Map<number, ChaosRequest[]>();
+  for (const index of state.plans.keys()) byTask.set(index, []);
+  for (const entry of state.proxy.log) {
+    const requests = entry.tag === undefined ? undefined : byTask.get(Number(entry.tag));
+    requests?.push({ request: requestKind(entry), sse: entry.sse, fault: entry.fault });
+  }
+  return [...byTask]
+    .sort(([a], [b]) => a - b)
+    .map(([taskIndex, requests]) => ({ target: state.target.name, taskIndex, plan: state.plans.get(taskIndex) ?? '', requests }));
 }
 
 async function openClient(url: string, target: ChaosTarget, extra: ConnectOptions = {}): Promise<A2AClient> {
@@ -316,8 +383,11 @@ function sumInto(totals: Omit<ChaosTargetReport, 'target'>, report: ChaosTargetR
  * stalls); tasks run through `client.start()` until the requested cuts were injected, each checked
  * against the agent's own view (a direct GetTask) by {@link checkTask}.
  *
- * Fault choices are seeded, but tasks overlap in real time, so one seed reproduces the same fault
- * mix and task plans, not the same interleaving to the millisecond.
+ * Each task tags its requests ({@link TASK_HEADER}) and its target's proxy draws the faults of a tagged
+ * request from (seed, target, task index, the request's ordinal in the task): a seed gives every task
+ * the same plan and the same faults for the same requests, whatever the interleaving, and any task can
+ * be run again alone (`task`; {@link replayCommand}). Timing still differs between runs, and a task
+ * whose requests differ (e.g. one reconnect fewer) gets the faults of its own sequence from there on.
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
@@ -330,6 +400,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const targets = options.targets ?? allChaosTargets();
   if (targets.length === 0) throw new Error('runChaos: no targets');
+  const only = options.task;
+  if (only !== undefined && (targets.length !== 1 || !Number.isInteger(only) || only < 0)) {
+    throw new Error('runChaos: `task` needs one target and a task index (a non-negative integer)');
+  }
   const quota = Math.ceil(options.cuts / targets.length);
   // A target that needs more tasks than this for its share is reported, not run forever.
   const maxTasksPerTarget = quota * 20 + 100;
@@ -340,23 +414,42 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const failures: ChaosFailure[] = [];
   const holes: ChaosFailure[] = [];
   let capHit: string | undefined;
+  /** The report, once the tasks are done (before the proxies close). */
+  const finish = (): ChaosReport => {
+    for (const state of states) collectProxy(state);
+    const totals = emptyCounters();
+    for (const state of states) sumInto(totals, state.report);
+    return {
+      seed,
+      requestedCuts: options.cuts,
+      concurrency,
+      targets: states.map((s) => s.report),
+      totals,
+      failures,
+      holes,
+      tasks: states.flatMap(taskRecords),
+      wallMs: Date.now() - started,
+      capHit,
+    };
+  };
   try {
     for (const [index, target] of targets.entries()) {
       // One agent per target, so its counters (duplicate executions) are the target's own.
       const backend = await startBackend(target);
       backends.push(backend);
       const proxySeed = deriveSeed(seed, 'proxy', target.name);
-      const proxy = await startFaultProxy({ target: backend.url, seed: proxySeed });
+      const proxy = await startFaultProxy({ target: backend.url, seed: proxySeed, tagHeader: TASK_HEADER });
       const state: TargetState = {
         target,
         index,
         backend,
         proxy,
         proxySeed,
-        // Connected before the faults are armed: the card fetch is not what this suite tests.
-        client: await openClient(proxy.url, target, { random: seededRandom(deriveSeed(seed, 'jitter', target.name)), resilience: RESILIENCE }),
+        // Read before the faults are armed: the card fetch is not what this suite tests.
+        card: (await openClient(proxy.url, target)).card,
         direct: await openClient(backend.url, target),
-        random: seededRandom(deriveSeed(seed, 'plan', target.name)),
+        nextTask: 0,
+        plans: new Map(),
         inflight: 0,
         report: { target: target.name, ...emptyCounters() },
       };
@@ -365,15 +458,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     log(`chaos: seed ${seed}, ${targets.length} targets, ${quota} cuts each (${options.cuts} in total), concurrency ${concurrency}`);
 
-    const runTask = async (state: TargetState): Promise<void> => {
-      const taskIndex = state.report.tasks++;
-      const plan = planTask(state.target, state.random, inputShare);
-      const logFrom = state.proxy.log.length;
+    const runTask = async (state: TargetState, taskIndex: number): Promise<void> => {
+      state.report.tasks++;
+      const target = state.target;
+      const plan = planTask(target, seededRandom(deriveSeed(seed, 'plan', target.name, String(taskIndex))), inputShare);
+      state.plans.set(taskIndex, plan.text);
+      // A client of its own: its requests carry the task's tag, its jitter is the task's.
+      const client = await openClient(state.proxy.url, target, {
+        card: state.card,
+        headers: { [TASK_HEADER]: String(taskIndex) },
+        random: seededRandom(deriveSeed(seed, 'jitter', target.name, String(taskIndex))),
+        resilience: RESILIENCE,
+      });
       // A last guard: a task that ignores its own timeout (e.g. a send that never returns) cannot hang the run.
       const hung: TaskResult = { events: [], final: undefined, error: new Error(`hung: not settled ${HANG_GRACE_MS} ms after its timeout`), taskId: undefined };
       let guard: NodeJS.Timeout | undefined;
       const result = await Promise.race([
-        driveTask(state.client, plan, taskTimeoutMs),
+        driveTask(client, plan, taskTimeoutMs),
         new Promise<TaskResult>((resolve) => {
           guard = setTimeout(() => resolve(hung), taskTimeoutMs + HANG_GRACE_MS);
         }),
@@ -393,12 +494,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         target: state.target.name,
         proxySeed: state.proxySeed,
         taskIndex,
+        replay: replayCommand(seed, target.name, taskIndex),
         taskId: result.taskId,
         plan: plan.text,
         problems: what,
         events: result.events.map(describeEvent),
         serverTask: describeServerTask(server),
-        proxyLog: state.proxy.log.slice(logFrom, logFrom + 200).map(
+        proxyLog: taskLog(state.proxy, taskIndex).slice(0, 200).map(
           (e) => `#${e.id} ${e.method} ${e.path}${e.rpcMethod ? ` ${e.rpcMethod}` : ''} → ${e.status ?? '-'}${e.fault ? ` ${e.fault}` : ''} (${e.eventsForwarded} events)`,
         ),
       });
@@ -411,8 +513,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       state.report.failures++;
       if (failures.length >= keepFailures) return;
       failures.push(describe(problems));
-      log(`chaos: FAILURE on ${state.target.name}, task ${result.taskId ?? '?'}: ${problems[0] ?? ''}`);
+      log(`chaos: FAILURE on ${state.target.name}, task #${taskIndex} ${result.taskId ?? '?'}: ${problems[0] ?? ''} — replay: ${replayCommand(seed, target.name, taskIndex)}`);
     };
+
+    if (only !== undefined) {
+      const state = states[0] as TargetState;
+      await runTask(state, only).catch((error: unknown) => {
+        state.report.failures++;
+        log(`chaos: runner error on ${state.target.name}: ${String(error)}`);
+      });
+      return finish();
+    }
 
     const running = new Set<Promise<void>>();
     let lastProgress = Date.now();
@@ -433,7 +544,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       eligible.sort((a, b) => cutsOf(a.proxy) - cutsOf(b.proxy) || a.inflight - b.inflight || a.index - b.index);
       const state = eligible[0] as TargetState;
       state.inflight++;
-      const task = runTask(state)
+      const task = runTask(state, state.nextTask++)
         .catch((error: unknown) => {
           state.report.failures++;
           log(`chaos: runner error on ${state.target.name}: ${String(error)}`);
@@ -455,23 +566,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (capHit === undefined && starved.length > 0) {
       capHit = `task cap reached before ${starved.map((s) => s.target.name).join(', ')} got ${quota} cuts`;
     }
+    return finish();
   } finally {
-    for (const state of states) collectProxy(state);
     await Promise.allSettled(states.map((s) => s.proxy.close()));
     await Promise.allSettled(backends.map((b) => b.close()));
   }
-
-  const totals = emptyCounters();
-  for (const state of states) sumInto(totals, state.report);
-  return {
-    seed,
-    requestedCuts: options.cuts,
-    concurrency,
-    targets: states.map((s) => s.report),
-    totals,
-    failures,
-    holes,
-    wallMs: Date.now() - started,
-    capHit,
-  };
 }

@@ -15,7 +15,7 @@ import { emptyStats } from './proxy-stats.js';
 import type { FaultProxyLogEntry, FaultProxyStats } from './proxy-stats.js';
 import { ResponseRelay, resetSocket } from './response-relay.js';
 import type { RelayIo } from './response-relay.js';
-import { SeededRandom } from './seeded-random.js';
+import { SeededRandom, deriveSeed } from './seeded-random.js';
 
 /** Options for {@link startFaultProxy}. */
 export interface FaultProxyOptions {
@@ -27,6 +27,14 @@ export interface FaultProxyOptions {
   host?: string | undefined;
   /** Default 0 (any free port). */
   port?: number | undefined;
+  /**
+   * A request header (e.g. `x-chaos-task`) that gives each group of requests its own random choices:
+   * a request carrying it draws from a PRNG derived from the seed, the header's value and how many
+   * requests with that value came before. One task's requests, tagged alike, then get the same faults
+   * however they interleave with other tasks'. Requests without it share the proxy's PRNG. The header
+   * is not forwarded. Default: none (one PRNG for every request).
+   */
+  tagHeader?: string | undefined;
 }
 
 /** A running fault-injecting reverse proxy. See {@link startFaultProxy}. */
@@ -54,7 +62,8 @@ export interface FaultProxy extends AsyncDisposable {
   clearFaults(): void;
   /**
    * Random faults on every matching request that no rule claimed, until `chaos(false)`. Choices come from
-   * the proxy's seeded PRNG, so the same seed and the same (sequential) requests give the same faults.
+   * the proxy's seeded PRNG, so the same seed and the same (sequential) requests give the same faults;
+   * with `tagHeader`, the same seed and the same requests of one tag do, whatever else runs meanwhile.
    */
   chaos(options: ChaosOptions | false): void;
   /** Stop listening and destroy every client and upstream connection, stalled ones included. */
@@ -125,6 +134,9 @@ class FaultProxyServer implements FaultProxy {
   private readonly closing = new AbortController();
   private readonly counters: FaultProxyStats;
   private rng: SeededRandom;
+  private readonly tagHeader: string | undefined;
+  /** Requests seen per tag value (since the last reseed): the next one's ordinal. */
+  private readonly tagCounts = new Map<string, number>();
   private rules: ActiveRule[] = [];
   private chaosSettings: ResolvedChaos | undefined;
   private nextId = 1;
@@ -138,6 +150,7 @@ class FaultProxyServer implements FaultProxy {
     this.boundPort = options.port ?? 0;
     const seed = options.seed ?? randomInt(0x1_0000_0000);
     this.rng = new SeededRandom(seed);
+    this.tagHeader = options.tagHeader?.toLowerCase();
     this.counters = emptyStats(seed);
     this.server = createServer((req, res) => {
       const handling = this.handle(req, res).finally(() => this.inFlight.delete(handling));
@@ -196,6 +209,7 @@ class FaultProxyServer implements FaultProxy {
     const settings = resolveChaos(options);
     if (options.seed !== undefined) {
       this.rng = new SeededRandom(options.seed);
+      this.tagCounts.clear();
       this.counters.seed = options.seed;
     }
     this.chaosSettings = settings;
@@ -219,12 +233,23 @@ class FaultProxyServer implements FaultProxy {
     return this.close();
   }
 
-  private roll(rule: FaultRule): boolean {
-    return rule.probability === undefined || this.rng.chance(rule.probability);
+  private roll(rule: FaultRule, rng: SeededRandom): boolean {
+    return rule.probability === undefined || rng.chance(rule.probability);
+  }
+
+  /**
+   * The PRNG behind one request's choices: the shared one, or for a tagged request one of its own,
+   * derived from the seed, the tag and the request's ordinal within the tag (taken on arrival).
+   */
+  private randomFor(tag: string | undefined): SeededRandom {
+    if (tag === undefined) return this.rng;
+    const ordinal = this.tagCounts.get(tag) ?? 0;
+    this.tagCounts.set(tag, ordinal + 1);
+    return new SeededRandom(deriveSeed(this.counters.seed, tag, ordinal));
   }
 
   /** Walk the rules before forwarding: a fault to apply now, or what may apply to the response. */
-  private selectBeforeForwarding(request: RequestFacts): Applied | PendingFaults {
+  private selectBeforeForwarding(request: RequestFacts, rng: SeededRandom): Applied | PendingFaults {
     const deferred: ActiveRule[] = [];
     for (const active of this.rules) {
       if (active.remaining <= 0 || !matchesRequest(active.rule.match, request)) continue;
@@ -233,23 +258,23 @@ class FaultProxyServer implements FaultProxy {
         deferred.push(active);
         continue;
       }
-      if (!this.roll(active.rule)) continue;
+      if (!this.roll(active.rule, rng)) continue;
       if (!actsBeforeForwarding(active.rule)) return { deferred, chosen: active };
       active.remaining--;
       return { rule: active.rule, label: describeFault(active.rule) };
     }
     if (this.chaosSettings !== undefined && deferred.length === 0) {
-      const rule = chaosBeforeForwarding(this.chaosSettings, this.rng, request);
+      const rule = chaosBeforeForwarding(this.chaosSettings, rng, request);
       if (rule !== undefined) return { rule, label: `chaos: ${describeFault(rule)}` };
     }
     return { deferred, chosen: undefined };
   }
 
   /** Once the response's content type is known. A rule is used up only when it is applied. */
-  private selectForResponse(pending: PendingFaults, request: RequestFacts, sse: boolean): Applied | undefined {
+  private selectForResponse(pending: PendingFaults, request: RequestFacts, sse: boolean, rng: SeededRandom): Applied | undefined {
     for (const active of pending.deferred) {
       const rule = active.rule;
-      if (active.remaining <= 0 || !matchesResponse(rule.match, sse, countsEvents(rule)) || !this.roll(rule)) continue;
+      if (active.remaining <= 0 || !matchesResponse(rule.match, sse, countsEvents(rule)) || !this.roll(rule, rng)) continue;
       active.remaining--;
       return { rule: active.rule, label: describeFault(active.rule) };
     }
@@ -259,7 +284,7 @@ class FaultProxyServer implements FaultProxy {
       return { rule: pending.chosen.rule, label: describeFault(pending.chosen.rule) };
     }
     if (pending.chosen === undefined && this.chaosSettings !== undefined) {
-      const rule = chaosForResponse(this.chaosSettings, this.rng, request, sse);
+      const rule = chaosForResponse(this.chaosSettings, rng, request, sse);
       if (rule !== undefined) return { rule, label: `chaos: ${describeFault(rule)}` };
     }
     return undefined;
@@ -277,6 +302,11 @@ class FaultProxyServer implements FaultProxy {
       writes: 0,
       at: Date.now(),
     };
+    const tagValue = this.tagHeader === undefined ? undefined : req.headers[this.tagHeader];
+    const tag = Array.isArray(tagValue) ? tagValue.join(', ') : tagValue;
+    if (tag !== undefined) entry.tag = tag;
+    // Taken now, on arrival: a tag's ordinals follow the order its requests reached the proxy.
+    const rng = this.randomFor(tag);
     this.log.push(entry);
     const clientClosed = new Promise<void>((resolve) => res.once('close', resolve));
     // One signal per request, ended by the client leaving or the proxy closing. Linked by hand:
@@ -296,7 +326,7 @@ class FaultProxyServer implements FaultProxy {
       if (rpcMethod !== undefined) entry.rpcMethod = rpcMethod;
       const request: RequestFacts = { method: entry.method, path: entry.path, rpcMethod };
 
-      const selected = this.selectBeforeForwarding(request);
+      const selected = this.selectBeforeForwarding(request, rng);
       if ('rule' in selected) {
         entry.fault = selected.label;
         if (selected.rule.kind === 'status') this.sendStatus(res, entry, selected.rule);
@@ -309,7 +339,7 @@ class FaultProxyServer implements FaultProxy {
 
       const upstreamRes = await this.forward(req, body, signal);
       entry.sse = isSse(upstreamRes.headers['content-type']);
-      const applied = this.selectForResponse(selected, request, entry.sse);
+      const applied = this.selectForResponse(selected, request, entry.sse, rng);
       if (applied !== undefined) entry.fault = applied.label;
       const fault = applied?.rule;
       switch (fault?.kind) {
@@ -407,7 +437,7 @@ class FaultProxyServer implements FaultProxy {
       port: this.targetUrl.port,
       method: req.method ?? 'GET',
       path: req.url ?? '/',
-      headers: upstreamRequestHeaders(req.headers),
+      headers: upstreamRequestHeaders(req.headers, this.tagHeader === undefined ? [] : [this.tagHeader]),
       agent: this.upstreamAgent,
     });
     this.upstreamRequests.add(upstream);

@@ -7,7 +7,10 @@ export interface FaultRuleCommon {
   match?: FaultMatch | undefined;
   /** How many requests it applies to before it is used up: default 1, `Infinity` allowed. */
   times?: number | undefined;
-  /** Apply to a matching request only with this probability (0–1), drawn from the proxy's seeded PRNG. */
+  /**
+   * Apply to a matching request only with this probability (0–1), drawn from the proxy's seeded PRNG
+   * (the request's own one when it is tagged, see `FaultProxyOptions.tagHeader`).
+   */
   probability?: number | undefined;
 }
 

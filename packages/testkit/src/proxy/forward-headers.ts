@@ -23,12 +23,15 @@ function connectionTokens(connection: string | undefined): Set<string> {
   return tokens;
 }
 
-/** Request headers to send upstream: all but hop-by-hop ones and `host` (Node sets the target's). */
-export function upstreamRequestHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+/**
+ * Request headers to send upstream: all but hop-by-hop ones, `host` (Node sets the target's) and the
+ * names in `drop` (lower case).
+ */
+export function upstreamRequestHeaders(headers: IncomingHttpHeaders, drop: readonly string[] = []): OutgoingHttpHeaders {
   const declared = connectionTokens(headers.connection);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name === 'host' || HOP_BY_HOP.has(name) || declared.has(name)) continue;
+    if (value === undefined || name === 'host' || HOP_BY_HOP.has(name) || declared.has(name) || drop.includes(name)) continue;
     out[name] = value;
   }
   return out;

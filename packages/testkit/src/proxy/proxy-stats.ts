@@ -29,6 +29,8 @@ export interface FaultProxyLogEntry {
   path: string;
   /** The JSON-RPC `method` of the request body, when it had one. */
   rpcMethod?: string | undefined;
+  /** The value of the proxy's `tagHeader` on this request, when it had one (see `FaultProxyOptions.tagHeader`). */
+  tag?: string | undefined;
   /** The status the client got; absent when it got none (dropped, lost, reset before headers). */
   status?: number | undefined;
   /** What was applied, e.g. `cut(reset, afterEvents=2, within=boundary)`; chaos faults start `chaos: `. */

@@ -28,3 +28,16 @@ export class SeededRandom {
     return this.next() < p;
   }
 }
+
+/**
+ * A seed for one named stream of choices (e.g. one tag's n-th request), derived from `seed`: FNV-1a
+ * over the seed and the parts, so it is the same on every run and platform.
+ */
+export function deriveSeed(seed: number, ...parts: ReadonlyArray<string | number>): number {
+  let hash = 0x811c9dc5 ^ (seed >>> 0);
+  for (const char of parts.join('\u0000')) {
+    hash ^= char.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
