@@ -45,4 +45,4 @@ export type { FaultProxyLogEntry, FaultProxyStats } from './proxy/proxy-stats.js
 export { ManualScheduler } from './clock/manual-scheduler.js';
 export type { SchedulerLike } from './clock/manual-scheduler.js';
 export { createScaledScheduler } from './clock/scaled-scheduler.js';
-export type { ScaledScheduler } from './clock/scaled-scheduler.js';
+export type { ScaledScheduler, ScaledSchedulerOptions } from './clock/scaled-scheduler.js';

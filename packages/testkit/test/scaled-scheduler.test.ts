@@ -76,3 +76,18 @@ describe('createScaledScheduler', () => {
     expect(() => createScaledScheduler(Number.NaN)).toThrow(RangeError);
   });
 });
+
+describe('createScaledScheduler: a starved process', () => {
+  it('does not count a stall of the event loop as virtual time', () => {
+    const scheduler = createScaledScheduler(100, 0, { maxGapMs: 50 });
+    const before = scheduler.now();
+    const until = performance.now() + 200;
+    while (performance.now() < until) {
+      // a synchronous stall: nothing else runs
+    }
+    const advanced = scheduler.now() - before;
+    expect(scheduler.stalledMs).toBeGreaterThanOrEqual(100);
+    // At most the allowed gap (plus a few ms the loop itself took) was counted: not 200 ms × 100.
+    expect(advanced).toBeLessThanOrEqual(100 * 100);
+  });
+});
