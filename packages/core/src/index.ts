@@ -7,6 +7,7 @@ export type { ConnectOptions } from './client/connect.js';
 export { A2AClient } from './client/a2a-client.js';
 export type {
   CallOptions,
+  IdempotentCallOptions,
   SendOptions,
   GetTaskOptions,
   CancelTaskOptions,

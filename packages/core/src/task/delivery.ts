@@ -27,7 +27,9 @@ export function sendVerdict(error: unknown): SendVerdict {
     case 'UNEXPECTED_CONTENT_TYPE':
       return 'answered';
   }
-  if (!error.maybeDelivered) return 'not-delivered';
+  // A local failure (an invalid argument, a blocked port) never reached the agent, but sending it again
+  // would fail the same way: only a transient one is worth another send.
+  if (!error.maybeDelivered) return error.isRetryable ? 'not-delivered' : 'answered';
   return error.isRetryable ? 'unknown' : 'answered';
 }
 
