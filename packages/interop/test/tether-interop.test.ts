@@ -544,6 +544,56 @@ describe.each(combos)('Tether on $name', (combo) => {
     expect((error as A2AError).agentMessage).toContain(`Task ${completed.id} is in a terminal state`);
   }, TEST_TIMEOUT);
 
+  it('the README loop: every pause is answered once and done() settles with the final task', async () => {
+    // Issue 6: on v1.0 the reply's stream opens with a Task snapshot that still shows the
+    // input-required it answered; the old engine surfaced it as a new pause, answered twice and hung.
+    const own: Recorded[] = [];
+    const c = await open({ fetch: recordingFetch(own) });
+    const task = await c.start('input');
+    const pauses: string[] = [];
+    const states: string[] = [];
+    for await (const event of task.events()) {
+      if (event.type !== 'status') continue;
+      states.push(event.state);
+      if (event.state === 'input-required') {
+        pauses.push(textOf(event.message?.parts ?? []));
+        expect(pauses.length).toBeLessThanOrEqual(1);
+        await task.reply('blue');
+      }
+    }
+    expect(pauses).toEqual(['need input']);
+    const done = await task.done();
+    expect(done.status.state).toBe('completed');
+    expect(artifactText(done)).toBe('got: blue');
+    expect(states.at(-1)).toBe('completed');
+    // The agent saw exactly one creating send and one reply: no message was sent twice.
+    const sends = own.filter((request) => /SendStreamingMessage|SendMessage|message\/stream|message\/send|message:s/.test(
+      `${request.url} ${JSON.stringify((request.body as { method?: string } | undefined)?.method ?? '')}`,
+    ));
+    expect(sends.length).toBe(2);
+  }, TEST_TIMEOUT);
+
+  it('an A2A error inside the stream of a send ends the follow with that typed error (no polling)', async () => {
+    // Issue 6: the official v1.0 server answers a streaming send to a finished task with an
+    // in-stream `event: error` (-32004); the old engine took it for "cannot subscribe" and polled forever.
+    const completed = await completedTask();
+    const own: Recorded[] = [];
+    const c = await open({ fetch: recordingFetch(own) });
+    const settled = (async () => {
+      const task = await c.start({ text: 'echo late', taskId: completed.id, contextId: completed.contextId });
+      return task.done();
+    })();
+    const error = await rejection(settled);
+    // The v0.3 server's REST stream route fails before it can serialize the error: HTTP 500.
+    const restV03 = !isV1 && combo.binding === 'HTTP+JSON';
+    const expected = isV1 ? UnsupportedOperationError : restV03 ? InternalError : InvalidRequestError;
+    expect(error).toBeInstanceOf(expected);
+    expect((error as A2AError).a2aCode).toBe(isV1 ? -32004 : restV03 ? -32603 : -32600);
+    if (combo.binding === 'JSONRPC') expect(error.status).toBe(200); // it came inside the stream
+    // One card request and the send; no GetTask polling, no resubscription, no re-send.
+    expect(own.filter((request) => request.method === 'POST' || !request.url.includes('agent-card')).length).toBe(1);
+  }, TEST_TIMEOUT);
+
   it(isV1 ? 'sends A2A-Version: 1.0 on every request, and the server enforces it' : 'sends no A2A-Version', async () => {
     const own: Recorded[] = [];
     const c = await open({ fetch: recordingFetch(own) });
