@@ -5,6 +5,9 @@
 // polling fallbacks, failures) and exits non-zero on any failed task or when the run was cut short.
 // Each failure prints the command that replays just that task:
 //   pnpm chaos --seed S --target 'NAME' --task N
+// The misbehaving-agent model check (packages/interop/src/misbehave) runs from here too:
+//   pnpm chaos --misbehave 5000 [--seed S] [--concurrency C] [--only I] [--keep K] [--time-scale F]
+// (CI runs 2,000 of them in packages/interop/test/misbehave.test.ts; a failure prints `--only I` to replay it.)
 // Runs the TypeScript sources through tsx (no build needed).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -16,7 +19,21 @@ if (!existsSync(tsx)) {
   console.error(`✖ no tsx at ${tsx}: run \`npx pnpm@10.34.8 install\` first`);
   process.exit(1);
 }
-const result = spawnSync(tsx, ['--conditions=@a2a-tether/source', 'src/chaos/cli.ts', ...process.argv.slice(2)], {
+let args = process.argv.slice(2);
+let cli = 'src/chaos/cli.ts';
+const misbehave = args.findIndex((arg) => arg === '--misbehave' || arg.startsWith('--misbehave='));
+if (misbehave >= 0) {
+  const arg = args[misbehave];
+  const runs = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[misbehave + 1];
+  if (runs === undefined || !/^\d+$/.test(runs)) {
+    console.error('✖ --misbehave needs a number of runs, e.g. pnpm chaos --misbehave 5000');
+    process.exit(2);
+  }
+  args = [...args.slice(0, misbehave), ...args.slice(misbehave + (arg.includes('=') ? 1 : 2))];
+  args = ['--runs', runs, ...args];
+  cli = 'src/misbehave/cli.ts';
+}
+const result = spawnSync(tsx, ['--conditions=@a2a-tether/source', cli, ...args], {
   cwd: interop,
   stdio: 'inherit',
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The whole test suite, in the order a failure is cheapest to read:
 // build (tsdown + publint + attw) → typecheck → lint → vitest (unit, integration, interop,
-// browser) → bundle-size budget → self-checking examples.
+// browser; the misbehaving-agent model check and the chaos run are vitest files) → bundle-size
+// budget → self-checking examples → mutants (each planted engine bug must fail the core tests).
 // Run through pnpm (`npx pnpm@10.34.8 test`), which installs dependencies first.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -35,4 +36,5 @@ step('lint', 'pnpm', ['lint']);
 step('tests', 'pnpm', ['exec', 'vitest', 'run']);
 step('bundle size', 'pnpm', ['size']);
 step('examples', 'pnpm', ['-r', '--filter', './examples/*', 'run', 'check']);
+step('mutants', 'node', ['scripts/mutants.mjs']);
 console.log('\n✔ all checks passed');

@@ -1,7 +1,19 @@
 import type { TetherError } from '../errors/tether-error.js';
 import type { Artifact, Message, Metadata, Part, TaskState } from '../model/types.js';
 
-/** How a task handle is following its task right now. */
+/**
+ * How a task handle is following its task right now (reported by `connection` events and `view.connection`):
+ *
+ * - `connecting`: sending the message, or opening the first subscription of a resumed task;
+ * - `live`: a stream is open and its events are applied as they come;
+ * - `reconnecting`: the link broke or ended early; waiting out a backoff before subscribing again
+ *   (the event carries the attempt, the delay and the error);
+ * - `polling`: no stream (the agent cannot stream, refused to subscribe, or streams kept dying);
+ *   GetTask on an adaptive cadence, with tries to stream again when the card says it can;
+ * - `waiting`: the task is paused at `input-required` / `auth-required`; nothing is open until `reply()`
+ *   (at `auth-required` the engine still looks every `authRequiredPollMs`);
+ * - `closed`: the follow ended (terminal state, typed error, or `detach()`); nothing follows it.
+ */
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'polling' | 'waiting' | 'closed';
 
 /** The task's status changed. Never the same status twice; never anything after a terminal state. */
