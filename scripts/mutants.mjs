@@ -86,17 +86,19 @@ process.on('SIGINT', () => {
 
 function runCore() {
   // The engine's deterministic tests: its unit tests and the scripted-agent tests on a manual clock.
-  const result = spawnSync('pnpm', ['exec', 'vitest', 'run', '--project', 'core', '--reporter', 'dot', 'packages/core/src/task/', 'packages/core/test/engine-', 'packages/core/test/lost-send'], {
+  // vitest from the workspace's own bin: no global pnpm needed.
+  const result = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', 'core', '--reporter', 'dot', 'packages/core/src/task/', 'packages/core/test/engine-', 'packages/core/test/lost-send'], {
     cwd: root,
     encoding: 'utf8',
   });
   const failed = /(\d+) failed/.exec(`${result.stdout}${result.stderr}`)?.[1];
-  return { ok: result.status === 0, failed: failed === undefined ? 0 : Number(failed) };
+  const output = `${result.error ? `${result.error.message}\n` : ''}${result.stdout ?? ''}${result.stderr ?? ''}`;
+  return { ok: result.status === 0, failed: failed === undefined ? 0 : Number(failed), output };
 }
 
 const baseline = runCore();
 if (!baseline.ok) {
-  console.error('✖ the core tests fail without any mutant: fix them first');
+  console.error(`${baseline.output.slice(-4000)}\n✖ the core tests fail without any mutant: fix them first`);
   process.exit(1);
 }
 let survivors = 0;

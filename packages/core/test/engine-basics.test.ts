@@ -1,6 +1,6 @@
 import { startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, MemoryTaskStore, TetherError, type A2AClient, type ConnectOptions, type Part, type Task, type TaskEvent } from '../src/index.js';
+import { connect, MemoryTaskStore, TetherError, type A2AClient, type ConnectOptions, type Part, type TaskEvent } from '../src/index.js';
 
 const agents: TestAgent[] = [];
 afterEach(async () => {
@@ -67,7 +67,7 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
     expect(task.kind).toBe('task');
     expect(await store.get(task.taskId as string)).toMatchObject({ taskId: task.taskId, agentUrl: client.cardUrl }); // G1
     const events = await collect(task.events());
-    const final = (await task.done()) as Task;
+    const final = await task.done();
     expect(final.status.state).toBe('completed');
     expect(rebuild(events)['result']).toBe(text(final.artifacts[0]?.parts ?? []));
     expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;chunk-3;chunk-4;chunk-5;chunk-6;');
@@ -86,7 +86,7 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
     expect(first.findLast((e) => e.type === 'status')).toMatchObject({ state: 'input-required', message: { parts: [{ text: 'need input' }] } });
     expect(task.view.state).toBe('input-required');
     await task.reply('blue');
-    const final = (await task.done()) as Task;
+    const final = await task.done();
     expect(final.id).toBe(task.taskId);
     expect(final.status.state).toBe('completed');
     expect(text(final.artifacts.at(-1)?.parts ?? [])).toBe('got: blue');
@@ -111,7 +111,7 @@ describe('client.start', () => {
     const task = await client.start('stream updates=2 chunks=3 delayMs=5');
     const events = await collect(task.events());
     expect(events.some((e) => e.type === 'connection' && e.state === 'polling')).toBe(true);
-    expect(((await task.done()) as Task).status.state).toBe('completed');
+    expect((await task.done()).status.state).toBe('completed');
     expect(rebuild(events)['result']).toBe('chunk-1;chunk-2;chunk-3;');
     const methods = agent.requests.map((r) => `${r.method} ${r.path} ${(r.body as { method?: string } | undefined)?.method ?? ''}`);
     expect(methods.filter((m) => /Streaming|SubscribeToTask|message\/stream|resubscribe|:stream|:subscribe/.test(m))).toEqual([]);
@@ -132,7 +132,7 @@ describe('client.start', () => {
     const id = task.taskId as string;
     expect(await task.cancel({ reason: 'user left' })).toEqual({ requested: true, confirmed: true, state: 'canceled' });
     expect(agent.tasks.get(id)?.state).toBe('canceled');
-    expect(((await task.done()) as Task).status.state).toBe('canceled');
+    expect((await task.done()).status.state).toBe('canceled');
     const cancels = agent.requests.filter((r) => /CancelTask|tasks\/cancel/.test(JSON.stringify(r.body ?? '')) || r.path.includes(':cancel'));
     expect(cancels).toHaveLength(1);
     expect(JSON.stringify(cancels[0]?.body)).toContain('"a2a-tether/cancel-reason":"user left"');
@@ -153,7 +153,7 @@ describe('client.start', () => {
     const task = await client.start('finishes');
     expect(await task.cancel()).toEqual({ requested: true, confirmed: false, state: 'completed' });
     expect(agent.tasks.get(task.taskId as string)?.state).toBe('completed');
-    const final = (await task.done()) as Task;
+    const final = await task.done();
     expect(final.status.state).toBe('completed');
     expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;');
   });
@@ -175,7 +175,7 @@ describe('client.start', () => {
     expect(await task.cancel({ waitMs: 50 })).toEqual({ requested: true, confirmed: false, state: 'working' });
     expect(agent.tasks.get(task.taskId as string)?.state).toBe('working');
     release.open();
-    expect(((await task.done()) as Task).status.state).toBe('completed');
+    expect((await task.done()).status.state).toBe('completed');
   });
 
   it('cancelling a task that already finished reports its final state, unconfirmed', async () => {
@@ -224,7 +224,7 @@ describe('client.start', () => {
     expect(caughtUp.at(-1)).toMatchObject({ type: 'artifact', recovered: true });
     resumed.open();
     const events = [...caughtUp, ...(await collect(handle.events()))];
-    const final = (await handle.done()) as Task;
+    const final = await handle.done();
     expect(final.status.state).toBe('completed');
     expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;chunk-3;chunk-4;chunk-5;');
     expect(rebuild(events)['result']).toBe(text(final.artifacts[0]?.parts ?? []));
@@ -240,7 +240,7 @@ describe('client.start', () => {
       if (e.type === 'artifact') controller.abort();
     }
     expect(seen.filter((e) => e.type === 'artifact')).toHaveLength(1);
-    const final = (await task.done()) as Task;
+    const final = await task.done();
     expect(final.status.state).toBe('completed');
     expect(agent.requests.some((r) => r.path.includes(':cancel') || /CancelTask|tasks\/cancel/.test(JSON.stringify(r.body ?? '')))).toBe(false);
     // A new reader picks up where the first stopped: the rest of the chunks, nothing twice.

@@ -301,7 +301,7 @@ describe('recovery paths', () => {
     };
     const c = await client(clock);
     const handle = await settle(clock, c.start('go'));
-    expect(((await handle.done()) as Task).status.state).toBe('completed');
+    expect((await handle.done()).status.state).toBe('completed');
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBe(ids[1]);
   });

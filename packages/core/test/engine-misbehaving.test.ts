@@ -339,6 +339,62 @@ describe('reconnecting: catch-up, budgets, delays', () => {
     }
   });
 
+  it('v0.3: a late catch-up of an ended subscription never interrupts the reply that follows it (chaos seed 20000)', async () => {
+    // Found by `pnpm chaos --cuts 20000 --seed 20000`: the catch-up GetTask a subscription started ran on
+    // after the subscription ended; its answer (the task completed by the reply) aborted the reply's own
+    // lookup, and reply() rejected with ABORTED although the agent had taken it.
+    const v03 = await startScriptedAgent('0.3');
+    try {
+      const part = (text: string) => ({ kind: 'text', text });
+      let replyId = '';
+      const history = (): unknown[] => [{ kind: 'message', role: 'user', messageId: replyId, taskId: T, contextId: CTX, parts: [part('blue')] }];
+      const completed = () => ({ kind: 'task', id: T, contextId: CTX, status: { state: 'completed' }, artifacts: [{ artifactId: 'a', parts: [part('got: blue')] }], history: history() });
+      const pausedTask = { kind: 'task', id: T, contextId: CTX, status: { state: 'input-required', message: { kind: 'message', role: 'agent', messageId: 'q', parts: [part('need input')] } } };
+      let held: (() => void) | undefined;
+      let gets = 0;
+      v03.handlers['message/stream'] = (rpc, res) => {
+        const message = userMessage(rpc);
+        if (message.taskId === undefined) {
+          // The creating send: the task, then a clean early end.
+          v03.sse(res, [rpcFrame({ kind: 'task', id: T, contextId: CTX, status: { state: 'working' } })], true);
+          return;
+        }
+        // The reply: the agent takes it (the task completes), but its stream is cut before any event.
+        replyId = message.messageId;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.flushHeaders();
+        res.destroy();
+        held?.();
+      };
+      // The subscription opens with the paused task and ends there.
+      v03.handlers['tasks/resubscribe'] = (_rpc, res) => v03.sse(res, [rpcFrame(pausedTask)], true);
+      v03.handlers['tasks/get'] = (rpc, res) => {
+        gets++;
+        // The subscription's catch-up is slow: it answers only after the reply arrived.
+        if (gets === 1 && replyId === '') held = () => rpcResult(res, rpc, completed());
+        else rpcResult(res, rpc, replyId === '' ? pausedTask : completed());
+      };
+      const client = await v03.client();
+      const handle = await within(v03.clock, client.start('input'));
+      const replies: string[] = [];
+      const reading = (async () => {
+        for await (const event of handle.events()) {
+          if (event.type === 'status' && event.state === 'input-required') {
+            replies.push('blue');
+            await handle.reply('blue');
+          }
+        }
+      })();
+      const final = await within(v03.clock, handle.done());
+      await within(v03.clock, reading);
+      expect(final.status.state).toBe('completed');
+      expect(replies).toEqual(['blue']);
+      expect(v03.calls.filter((c) => c.method === 'message/stream')).toHaveLength(2);
+    } finally {
+      await v03.close();
+    }
+  });
+
   it('progress refills the budget: more cuts than maxAttempts, each after new content, still finish', async () => {
     let delivered = 1;
     agent.handlers['SendStreamingMessage'] = (_rpc, res) => agent.sse(res, [taskFrame(task('WORKING', 1)), chunkFrame('c1', false)], true);

@@ -1,6 +1,6 @@
 import { startFaultProxy, startTestAgent, type FaultProxy, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type FetchLike, type Task } from '../src/index.js';
+import { connect, type FetchLike } from '../src/index.js';
 
 let agent: TestAgent | undefined;
 let proxy: FaultProxy | undefined;
@@ -57,7 +57,7 @@ describe.each([
     const { fetch, sentIds } = recordingFetch();
     const client = await connect(proxy.url, { fetch, cardCache: false, preferredBindings: [binding], resilience: { initialDelayMs: 10 } });
     const handle = await client.start('stream updates=2 chunks=4 delayMs=20 lost-send-probe');
-    const final = (await handle.done()) as Task;
+    const final = await handle.done();
     expect(final.status.state).toBe('completed');
     expect(proxy.stats.lostAnswers).toBe(1);
     expect(sentIds).toHaveLength(1);
@@ -75,7 +75,7 @@ describe('a send that never reached the agent', () => {
     const { fetch, sentIds } = recordingFetch();
     const client = await connect(proxy.url, { fetch, cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 10 } });
     const handle = await client.start('stream updates=1 chunks=2 delayMs=5 dropped-probe');
-    const final = (await handle.done()) as Task;
+    const final = await handle.done();
     expect(final.status.state).toBe('completed');
     expect(proxy.stats.droppedRequests).toBe(1);
     // Two sends left the client (the first was dropped), both with the one message id.

@@ -76,7 +76,7 @@ describe.each(combos)('task engine recovery on $name', (combo) => {
     expect(agent.tasks.get(handle.taskId as string)?.state).toBe('working');
     await agent.start();
     expect(agent.port).toBe(port);
-    const final = (await handle.done()) as Task;
+    const final = await handle.done();
     await ended;
 
     const attempts = events.slice(stoppedAt).filter((e) => e.type === 'connection' && e.attempt !== undefined);
@@ -97,7 +97,7 @@ describe.each(combos)('task engine recovery on $name', (combo) => {
       const { agent, client, direct } = await agentAndClient(combo, { capabilities: { streaming } });
       const handle = await client.start(scenario);
       const { events, ended } = record(handle);
-      const final = (await handle.done()) as Task;
+      const final = await handle.done();
       await ended;
       runs.push({ events, final, server: await direct.getTask(handle.taskId as string), agent });
     }

@@ -17,7 +17,6 @@ import {
   type A2AClient,
   type Part,
   type Scheduler,
-  type Task,
   type TaskEvent,
   type TaskHandle,
   type TimerHandle,
@@ -194,7 +193,7 @@ describe('G8: bounded memory, no leaked resources', () => {
           case 'stream': {
             const handle = await direct.start('stream updates=1 chunks=2 delayMs=0', { signal });
             const events = await readAll(handle, lane);
-            const final = (await handle.done()) as Task;
+            const final = await handle.done();
             expect(final.status.state).toBe('completed');
             expect(rebuild(events)).toBe('chunk-1;chunk-2;');
             await handle.flush();
@@ -204,7 +203,7 @@ describe('G8: bounded memory, no leaked resources', () => {
             const handle = await direct.start('stream updates=1 chunks=2 delayMs=1', { signal, delivery: 'poll' });
             const events = await readAll(handle, lane);
             expect(events.some((e) => e.type === 'connection' && e.state === 'polling')).toBe(true);
-            const final = (await handle.done()) as Task;
+            const final = await handle.done();
             expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;');
             await handle.flush();
             break;
@@ -242,7 +241,7 @@ describe('G8: bounded memory, no leaked resources', () => {
               }
             });
             await cancelled;
-            expect(((await handle.done()) as Task).status.state).toBe('canceled');
+            expect((await handle.done()).status.state).toBe('canceled');
             await handle.flush();
             break;
           }
@@ -251,7 +250,7 @@ describe('G8: bounded memory, no leaked resources', () => {
             proxy.addFault({ kind: 'cut', afterEvents: 2, mode: i % 20 < 10 ? 'end' : 'reset', match: { sse: true } });
             const handle = await proxied.start('stream updates=2 chunks=4 delayMs=2', { signal });
             const events = await readAll(handle, lane);
-            const final = (await handle.done()) as Task;
+            const final = await handle.done();
             expect(final.status.state).toBe('completed');
             expect(text(final.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;chunk-3;chunk-4;');
             expect(rebuild(events)).toBe('chunk-1;chunk-2;chunk-3;chunk-4;');
@@ -264,7 +263,7 @@ describe('G8: bounded memory, no leaked resources', () => {
             await readAll(handle, lane, async (e) => {
               if (e.type === 'status' && e.state === 'input-required') await handle.reply(`answer ${i}`, { signal });
             });
-            const final = (await handle.done()) as Task;
+            const final = await handle.done();
             expect(final.status.state).toBe('completed');
             expect(text(final.artifacts.at(-1)?.parts ?? [])).toBe(`got: answer ${i}`);
             await handle.flush();

@@ -36,9 +36,4 @@ export class MemoryTaskStore implements TaskStore {
   async delete(taskId: string): Promise<void> {
     this.records.delete(taskId);
   }
-
-  /** How many records are held (for tests and diagnostics). */
-  get size(): number {
-    return this.records.size;
-  }
 }

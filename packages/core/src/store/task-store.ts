@@ -20,8 +20,6 @@ export interface TaskRecord {
   delivery?: 'stream' | 'poll' | undefined;
   /** A cancel that was asked for (a request, not a confirmation). */
   cancel?: { requestedAt: number; reason?: string | undefined } | undefined;
-  /** Application data kept with the record. */
-  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Which records `list` returns. */

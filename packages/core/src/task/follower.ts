@@ -512,7 +512,17 @@ export class TaskFollower {
       this.sink.failed(phase.error);
     }
     if (this.pending) {
-      this.pending.ack.reject(phase.name === 'failed' ? phase.error : new TetherError('ABORTED', 'stopped following the task', { taskId: this.taskId }));
+      const { message } = this.pending;
+      const error =
+        phase.name === 'failed'
+          ? phase.error
+          : phase.name === 'done'
+            ? new TetherError('ABORTED', `task ${this.taskId ?? ''} ended (${this.reconciler?.state ?? 'unknown'}) before message ${message.messageId} was acknowledged`, {
+                taskId: this.taskId,
+                messageId: message.messageId,
+              })
+            : new TetherError('ABORTED', 'stopped following the task', { taskId: this.taskId, messageId: message.messageId });
+      this.pending.ack.reject(error);
       this.pending = undefined;
     }
   }
@@ -789,7 +799,10 @@ export class TaskFollower {
     const idle: IdleTimer = new IdleTimer(this.context.scheduler, this.context.resilience.idleProbeMs, () =>
       void this.probe(idle, conn.controller.signal, () => conn.feed.close(), conn),
     );
-    const onAbort = (): void => conn.feed.close();
+    const onAbort = (): void => {
+      conn.controller.abort();
+      conn.feed.close();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     idle.start();
     try {
@@ -803,7 +816,7 @@ export class TaskFollower {
           const first = batch[0]?.event;
           // No snapshot opened this subscription: apply one before the live events (no holes).
           if (conn.subscription && !conn.resumedById && first?.kind !== 'task') {
-            await (conn.catchUp ??= this.catchUp(signal));
+            await (conn.catchUp ??= this.catchUp(conn.controller.signal));
             if (signal.aborted) return INTERRUPTED;
           }
         }
@@ -942,8 +955,10 @@ export class TaskFollower {
     }
     this.gap = true;
     const conn = this.open(feed, true, resumeFrom !== undefined);
-    // Agents whose subscriptions start without a snapshot: ask for one now, in parallel.
-    if (!this.context.client.agent.subscribeSnapshot && resumeFrom === undefined) conn.catchUp = this.catchUp(signal);
+    // Agents whose subscriptions start without a snapshot: ask for one now, in parallel. It belongs to
+    // this connection (not to this step): when the connection ends, so does the catch-up, and a late
+    // answer can never interrupt whatever the engine does next (e.g. a reply's send).
+    if (!this.context.client.agent.subscribeSnapshot && resumeFrom === undefined) conn.catchUp = this.catchUp(conn.controller.signal);
     conn.catchUp?.catch(() => undefined);
     return { type: 'subscribed' };
   }
