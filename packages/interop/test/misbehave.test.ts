@@ -21,7 +21,7 @@ import type { LoggedRequest, RunOutcome, RunPlan } from '../src/misbehave/index.
 // The seeded misbehaving-agent model check (src/misbehave): unit tests of its checks, then the suite
 // itself — every run drives Tether's task engine against a testkit agent that misbehaves in 0–3 drawn
 // ways (sometimes behind the fault proxy) and must end as the acceptable-outcome table says.
-// Reproduce one run: `node_modules/.bin/tsx --conditions=@a2a-tether/source src/misbehave/cli.ts --seed S --only I`.
+// Reproduce one run: `pnpm chaos --misbehave N --seed S --only I` (from the repository root).
 
 const SEED = 20_260_601;
 const RUNS = Number(process.env['MISBEHAVE_RUNS'] ?? 2_000);

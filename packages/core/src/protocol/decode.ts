@@ -31,7 +31,7 @@ import {
   type WireTask,
 } from './wire-schemas.js';
 import { isObject } from '../util/is-object.js';
-import { fastStreamEvent } from './fast-decode.js';
+import { fastStreamEvent, fastTask } from './fast-decode.js';
 
 const STATES: Record<string, TaskState> = {
   submitted: 'submitted',
@@ -213,6 +213,11 @@ function check<S extends z.ZodMiniType>(schema: S, value: unknown, path: string)
 
 /** Decodes a Task from any dialect. */
 export function decodeTask(value: unknown, dialect: Dialect, path = 'task'): Task {
+  return fastTask(value, dialect) ?? decodeTaskWithSchemas(value, dialect, path);
+}
+
+/** {@link decodeTask} without the fast path (tests hold the two against each other). */
+export function decodeTaskWithSchemas(value: unknown, dialect: Dialect, path = 'task'): Task {
   return taskFromWire(check(wireTask, value, path), dialect, path);
 }
 
@@ -239,7 +244,7 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
   if (typeof kind === 'string') {
     switch (kind) {
       case 'task':
-        return decodeTask(value, dialect);
+        return decodeTaskWithSchemas(value, dialect);
       case 'message':
         return decodeMessage(value, dialect);
       case 'status-update':
@@ -256,7 +261,7 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
     const inner = value[key];
     switch (key) {
       case 'task':
-        return decodeTask(inner, dialect, key);
+        return decodeTaskWithSchemas(inner, dialect, key);
       case 'message':
       case 'msg':
         return decodeMessage(inner, dialect, key);

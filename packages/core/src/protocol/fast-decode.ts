@@ -1,4 +1,4 @@
-import type { Message, Part, Role, StreamEvent, TaskStatus, TextPart } from '../model/types.js';
+import type { Artifact, Message, Part, Role, StreamEvent, Task, TaskStatus, TextPart } from '../model/types.js';
 import type { Dialect } from './dialect.js';
 
 // The hot path of a stream: status and artifact updates with text parts, in the shapes the
@@ -144,25 +144,29 @@ function statusUpdate(wire: unknown): StreamEvent | undefined {
   return event;
 }
 
+function artifact(wire: unknown): Artifact | undefined {
+  if (!isJson(wire)) return SLOW;
+  const artifactId = wire['artifactId'];
+  if (typeof artifactId !== 'string' || !absent(wire['metadata']) || !absent(wire['extensions'])) return SLOW;
+  const parts = textParts(wire['parts']);
+  const name = optString(wire['name']);
+  const description = optString(wire['description']);
+  if (parts === undefined || name === false || description === false) return SLOW;
+  const decoded: Artifact = { artifactId, parts };
+  if (name !== undefined) decoded.name = name;
+  if (description !== undefined) decoded.description = description;
+  return decoded;
+}
+
 function artifactUpdate(wire: unknown): StreamEvent | undefined {
   if (!isJson(wire) || !absent(wire['metadata'])) return SLOW;
   const id = ids(wire);
   const append = optBoolean(wire['append']);
   const lastChunk = optBoolean(wire['lastChunk']);
   const kind = wire['kind'];
-  const artifact = wire['artifact'];
-  if (id === undefined || append === null || lastChunk === null || !(absent(kind) || typeof kind === 'string') || !isJson(artifact)) {
-    return SLOW;
-  }
-  const artifactId = artifact['artifactId'];
-  if (typeof artifactId !== 'string' || !absent(artifact['metadata']) || !absent(artifact['extensions'])) return SLOW;
-  const parts = textParts(artifact['parts']);
-  const name = optString(artifact['name']);
-  const description = optString(artifact['description']);
-  if (parts === undefined || name === false || description === false) return SLOW;
-  const decoded: { artifactId: string; parts: Part[]; name?: string; description?: string } = { artifactId, parts };
-  if (name !== undefined) decoded.name = name;
-  if (description !== undefined) decoded.description = description;
+  if (id === undefined || append === null || lastChunk === null || !(absent(kind) || typeof kind === 'string')) return SLOW;
+  const decoded = artifact(wire['artifact']);
+  if (decoded === undefined) return SLOW;
   return {
     kind: 'artifact-update',
     taskId: id.taskId,
@@ -171,6 +175,38 @@ function artifactUpdate(wire: unknown): StreamEvent | undefined {
     append: append ?? false,
     lastChunk: lastChunk ?? false,
   };
+}
+
+/** A list of `item`s (absent → empty), or `undefined` if it is not one or any item is not built here. */
+function listOf<T>(value: unknown, item: (wire: unknown) => T | undefined): T[] | undefined {
+  if (absent(value)) return [];
+  if (!Array.isArray(value)) return SLOW;
+  const out: T[] = [];
+  for (const wire of value) {
+    const decoded = item(wire);
+    if (decoded === undefined) return SLOW;
+    out.push(decoded);
+  }
+  return out;
+}
+
+/**
+ * A Task: the snapshot a v1 subscription opens with, a GetTask answer, a poll. With a long chunked
+ * artifact it is the largest thing a client decodes (tens of thousands of parts), so it has a fast
+ * path too.
+ */
+export function fastTask(wire: unknown, dialect: Dialect): Task | undefined {
+  if (dialect === 'v03-proto' || !isJson(wire) || !absent(wire['metadata'])) return SLOW;
+  const id = wire['id'];
+  const contextId = wire['contextId'];
+  const kind = wire['kind'];
+  if (typeof id !== 'string' || !(absent(contextId) || typeof contextId === 'string') || !(absent(kind) || typeof kind === 'string')) return SLOW;
+  const decodedStatus = status(wire['status']);
+  if (decodedStatus === undefined) return SLOW;
+  const artifacts = listOf(wire['artifacts'], artifact);
+  const history = listOf(wire['history'], message);
+  if (artifacts === undefined || history === undefined) return SLOW;
+  return { kind: 'task', id, contextId: absent(contextId) ? '' : contextId, status: decodedStatus, artifacts, history };
 }
 
 /**
@@ -183,12 +219,15 @@ export function fastStreamEvent(value: unknown, dialect: Dialect): StreamEvent |
   const kind = value['kind'];
   if (kind === 'status-update') return statusUpdate(value);
   if (kind === 'artifact-update') return artifactUpdate(value);
+  if (kind === 'task') return fastTask(value, dialect);
   if (kind !== undefined) return SLOW;
-  // A v1 StreamResponse: exactly one of the four wrappers.
-  if (!absent(value['task']) || !absent(value['message']) || !absent(value['msg'])) return SLOW;
+  // A v1 StreamResponse: exactly one of the wrappers.
+  if (!absent(value['message']) || !absent(value['msg'])) return SLOW;
+  const task = value['task'];
   const status = value['statusUpdate'];
-  const artifact = value['artifactUpdate'];
-  if (!absent(status)) return absent(artifact) ? statusUpdate(status) : SLOW;
-  if (!absent(artifact)) return artifactUpdate(artifact);
+  const artifactWire = value['artifactUpdate'];
+  if (!absent(task)) return absent(status) && absent(artifactWire) ? fastTask(task, dialect) : SLOW;
+  if (!absent(status)) return absent(artifactWire) ? statusUpdate(status) : SLOW;
+  if (!absent(artifactWire)) return artifactUpdate(artifactWire);
   return SLOW;
 }
