@@ -2,7 +2,7 @@ import { createHash, createSecretKey } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
-import type { CryptoKey, JWK } from 'jose';
+import type { CryptoKey, JWK, JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPushReceiver } from '../src/index.js';
 import type { PushNotice, PushReceiver } from '../src/index.js';
@@ -66,7 +66,7 @@ let jtiCounter = 0;
 async function sign(overrides: Claims = {}, key: CryptoKey = signing.privateKey, kid = 'k1'): Promise<string> {
   const claims: Claims = { aud: AUDIENCE, iss: ISSUER, iat: NOW_SEC, exp: NOW_SEC + 60, jti: `jti-${(jtiCounter += 1)}`, ...overrides };
   for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
-  return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
+  return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
 }
 
 function post(body: string, jwt: string): Promise<Response> {
