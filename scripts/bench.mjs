@@ -12,9 +12,11 @@
 //      on the testkit agent in a child process.
 //   3. Resume latency of a task handle with default resilience on the testkit agent behind the testkit
 //      fault proxy: cut → next app event and → `live`; the delays the engine chose; requests per cut.
+//   4. Push receiver (scripts/bench/push.mjs): verified pushes per second and p50/p99 latency for
+//      token, JWT (ES256) and HMAC; heap and what it holds under a flood with a stuck subscriber.
 // Every client gets an undici pool of 2,048 sockets per origin (Tether's node default is 1,024).
 // Prints tables; writes everything to bench/results.json (git-ignored).
-//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume]
+//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume,push]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -45,6 +47,7 @@ const { throughputFor } = await import('./bench/throughput.mjs');
 const { checkFrames } = await import('./bench/check-frames.mjs');
 const { LONG_TASK, SHORT_TASK, heapPerOpenTask, heapSlope } = await import('./bench/heap.mjs');
 const { resumeLatency } = await import('./bench/resume.mjs');
+const { pushVerify, pushFlood } = await import('./bench/push.mjs');
 const { round, startFirehoseProcess, table } = await import('./bench/util.mjs');
 
 const args = process.argv.slice(2);
@@ -63,6 +66,10 @@ const CONFIG = {
     task: 'slow steps=100000 delayMs=5',
     maxSeconds: quick ? 40 : 120,
     seed: 20261201,
+  },
+  push: {
+    verify: { pushes: quick ? 2_000 : 10_000, concurrency: 32, tasks: 100 },
+    flood: { pushes: quick ? 5_000 : 20_000, tasks: 10, maxQueue: 1_000, concurrency: 32 },
   },
 };
 
@@ -155,6 +162,25 @@ if (runs('resume')) {
       errors.push(`resume v${version}: ${error?.stack ?? error}`);
       log(`✖ resume v${version}: ${error}`);
     }
+  }
+}
+
+// 4. Push receiver -------------------------------------------------------------------------------
+if (runs('push')) {
+  results.push = { verify: {} };
+  for (const kind of ['token', 'jwt', 'hmac']) {
+    log(`push verify, ${kind}: ${CONFIG.push.verify.pushes} pushes, ${CONFIG.push.verify.concurrency} in flight`);
+    try {
+      results.push.verify[kind] = await pushVerify({ kind, ...CONFIG.push.verify });
+    } catch (error) {
+      errors.push(`push verify, ${kind}: ${error?.stack ?? error}`);
+    }
+  }
+  log(`push flood: ${CONFIG.push.flood.pushes} pushes for ${CONFIG.push.flood.tasks} tasks, stuck subscriber`);
+  try {
+    results.push.flood = await pushFlood(CONFIG.push.flood);
+  } catch (error) {
+    errors.push(`push flood: ${error?.stack ?? error}`);
   }
 }
 results.totalSeconds = round((Date.now() - startedAt) / 1000, 1);
@@ -270,6 +296,24 @@ if (results.resume) {
     const later = Object.entries(r.reconnectAttempts ?? {}).filter(([n]) => n !== '1');
     notes.push(`reconnect attempts: ${r.reconnectAttempts?.['1'] ?? 0} first${later.map(([n, count]) => `, ${count} #${n}`).join('')}`);
     console.log(`   v${version}: ${notes.join('; ')}`);
+  }
+}
+
+if (results.push) {
+  console.log(
+    `\n4. PUSH RECEIVER — node:http on 127.0.0.1, sender (undici) in the same process; signing done before timing. ` +
+      `pushes/s = verified pushes ÷ wall time; CPU ms/push includes the sender's HTTP work.`,
+  );
+  const rows = Object.values(results.push.verify).map((r) => [r.kind, num(r.pushes), r.concurrency, num(r.perSecond), r.p50Ms, r.p99Ms, r.cpuMsPerPush, JSON.stringify(r.statuses)]);
+  console.log(table(['auth', 'pushes', 'in flight', 'pushes/s', 'p50 ms', 'p99 ms', 'CPU ms/push', 'answers'], rows));
+  const f = results.push.flood;
+  if (f) {
+    console.log(
+      table(
+        ['flood', 'pushes', 'tasks', 'maxQueue', 'heap Δ after GC (KB)', 'held notices', 'pending pushes', 'answers'],
+        [['stuck subscriber', num(f.pushes), f.tasks, num(f.maxQueue), num(f.heapDeltaKb), f.held.heldNotices, num(f.held.pendingPushes), JSON.stringify(f.statuses)]],
+      ),
+    );
   }
 }
 

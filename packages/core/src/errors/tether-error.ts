@@ -52,6 +52,8 @@ export type TetherErrorCode =
   | 'REDIRECT_BLOCKED'
   /** The agent broke a protocol rule (e.g. a state after a terminal state). */
   | 'PROTOCOL_VIOLATION'
+  /** A push receiver refused a webhook call; `status` is the HTTP status it answered (401, 404, 413 …). */
+  | 'PUSH_REFUSED'
   /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
   | 'A2A_ERROR';
 

@@ -1,0 +1,377 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TetherError } from '@a2a-tether/core';
+import type { StreamEvent } from '@a2a-tether/core';
+import { decodeStreamEvent, DecodeError } from '@a2a-tether/core/protocol';
+import { SecretMatcher } from './constant-time.js';
+import { PUSH_RECEIVER_DEFAULTS } from './defaults.js';
+import { HmacCheck } from './hmac-check.js';
+import type { PushHmacOptions } from './hmac-check.js';
+import { bodyHashMatches, JwtCheck, JwtRefusal, looksLikeJwt } from './jwt-check.js';
+import type { PushJwtOptions, VerifiedJwt } from './jwt-check.js';
+import type { PushListener } from './push-notice.js';
+import { readNodeBody, readWebBody } from './read-body.js';
+import type { BoundedBody } from './read-body.js';
+import { ReplayCache } from './replay-cache.js';
+import { TaskMailboxes } from './task-mailboxes.js';
+
+/** Options of {@link createPushReceiver}. At least one of `token`, `jwt`, `hmac` is required. */
+export interface PushReceiverOptions {
+  /**
+   * A shared secret the sender presents as `Authorization: Bearer <token>` or in the legacy
+   * `X-A2A-Notification-Token` header (what the official SDKs send for a config's `token`).
+   */
+  token?: string | undefined;
+  /** Accept pushes carrying a JWT (`Authorization: Bearer <jwt>`) signed by a key of this JWKS. */
+  jwt?: PushJwtOptions | undefined;
+  /** Accept pushes signed Standard-Webhooks style (`webhook-id`, `webhook-timestamp`, `webhook-signature`). */
+  hmac?: PushHmacOptions | undefined;
+  /** Largest body (bytes); larger → 413. Default {@link PUSH_RECEIVER_DEFAULTS}.maxBodyBytes (256 KiB). */
+  maxBodyBytes?: number | undefined;
+  /** Allowed clock skew (seconds) of a JWT `iat` or `webhook-timestamp`, either way. Default 300. */
+  windowSec?: number | undefined;
+  /** Accepted pushes not yet taken by a subscriber before answering 429. Default 1000. */
+  maxQueue?: number | undefined;
+  /** JWT / webhook ids remembered against replays. Default 10 000; when full of live ids → 429. */
+  replayCacheSize?: number | undefined;
+  /** `Retry-After` (seconds) of a 429. Default 1. */
+  retryAfterSec?: number | undefined;
+  /** The clock (ms since the epoch), for tests. Default `Date.now`. */
+  now?: (() => number) | undefined;
+  /** Called with every refusal (a {@link TetherError} with code `PUSH_REFUSED` and the HTTP `status`). */
+  onRefused?: ((error: TetherError) => void) | undefined;
+  /** Called when a listener throws or rejects. Default: a process warning. */
+  onListenerError?: ((error: unknown) => void) | undefined;
+}
+
+/** Options of {@link PushReceiver.expect}. */
+export interface ExpectOptions {
+  /**
+   * This task's own token (the `token` of the push config registered for it). When set, pushes for
+   * the task must present it — as the token itself, or in `X-A2A-Notification-Token` beside a JWT
+   * or an HMAC signature — and the receiver-wide `token` no longer authenticates them.
+   */
+  token?: string | undefined;
+}
+
+/** What the receiver holds right now, for monitoring and for tests that bound memory. */
+export interface PushReceiverStats {
+  /** Expected tasks. */
+  readonly tasks: number;
+  /** Pending notices (at most one per task: merged). */
+  readonly heldNotices: number;
+  /** Accepted pushes those notices stand for (bounded by `maxQueue`). */
+  readonly pendingPushes: number;
+  /** Ids in the replay cache (bounded by `replayCacheSize`). */
+  readonly replayIds: number;
+}
+
+/** A webhook endpoint for A2A push notifications; see {@link createPushReceiver}. */
+export interface PushReceiver {
+  /** The receiver as a Node `http.createServer` handler. */
+  readonly nodeHandler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The receiver as a WHATWG handler (for frameworks that speak `Request`/`Response`). */
+  handle(request: Request): Promise<Response>;
+  /** Accepts pushes for this task from now on (only expected tasks are accepted; others → 404). */
+  expect(taskId: string, options?: ExpectOptions): void;
+  /** Stops accepting pushes for this task and drops its pending notice and listeners. */
+  forget(taskId: string): void;
+  /**
+   * Calls `listener` with the task's notices, one at a time: while it is busy (its promise pending),
+   * new pushes merge into the next notice. A notice that arrived before anyone subscribed is
+   * delivered on subscribing. Returns the function that unsubscribes. Subscribing to a task that is
+   * not expected does nothing.
+   */
+  subscribe(taskId: string, listener: PushListener): () => void;
+  /** What the receiver holds (see {@link PushReceiverStats}). */
+  stats(): PushReceiverStats;
+  /** Refuses every push from now on (503) and drops everything held. */
+  close(): void;
+}
+
+/** A request as the receiver sees it, whatever the server. */
+interface IncomingPush {
+  readonly method: string;
+  header(name: string): string | undefined;
+  readBody(limit: number): Promise<BoundedBody>;
+}
+
+/** The answer, whatever the server. `consumed`: the body was read to its end. */
+interface PushAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly consumed: boolean;
+}
+
+const CONTENT_TYPES = new Set(['application/json', 'application/a2a+json']);
+const FORBIDDEN_ALGORITHMS = /^(none|HS\d+)$/i;
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new TetherError('INVALID_ARGUMENT', `createPushReceiver: ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Where the event says it belongs. */
+function taskIdOf(event: StreamEvent): string | undefined {
+  const id = event.kind === 'task' ? event.id : event.taskId;
+  return id === undefined || id === '' ? undefined : id;
+}
+
+/** A task id named inside the event that differs from the event's own (a status message of another task). */
+function innerMismatch(event: StreamEvent, taskId: string): string | undefined {
+  const inner = event.kind === 'task' || event.kind === 'status-update' ? event.status.message?.taskId : undefined;
+  return inner !== undefined && inner !== '' && inner !== taskId ? inner : undefined;
+}
+
+/**
+ * Creates a receiver for A2A push notifications (webhooks). It authenticates every call (a token
+ * compared in constant time, a JWT verified against a JWKS, or a Standard Webhooks HMAC signature),
+ * bounds what it reads and holds, accepts only tasks you `expect()`, decodes v1.0 (StreamResponse)
+ * and v0.3 (whole Task) bodies with the core decoders, answers at once (202, before any listener
+ * runs), and merges pushes per task for slow subscribers. Answers: 202 accepted; 200 a repeat
+ * (same body, same `jti` or `webhook-id`) or an older state, accepted but not delivered; 400 not
+ * JSON or not an A2A event; 401 unauthenticated; 404 task not expected; 405 not POST; 409 the
+ * event names another task inside, or a `webhook-id` reused for another body; 413 body too large;
+ * 415 not JSON; 429 queue or replay cache full (with `Retry-After`); 503 closed or JWKS unreachable.
+ *
+ * @throws TetherError `INVALID_ARGUMENT` when no authentication is configured or an option is invalid.
+ */
+export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
+  const { token, jwt, hmac } = options;
+  if (token === undefined && jwt === undefined && hmac === undefined) {
+    throw new TetherError('INVALID_ARGUMENT', 'createPushReceiver: configure at least one of token, jwt, hmac');
+  }
+  if (token === '') throw new TetherError('INVALID_ARGUMENT', 'createPushReceiver: token must not be empty');
+  if (jwt !== undefined && jwt.audience === '') {
+    throw new TetherError('INVALID_ARGUMENT', 'createPushReceiver: jwt.audience must not be empty');
+  }
+  const algorithms = jwt?.algorithms ?? PUSH_RECEIVER_DEFAULTS.jwtAlgorithms;
+  if (jwt !== undefined && (algorithms.length === 0 || algorithms.some((alg) => FORBIDDEN_ALGORITHMS.test(alg)))) {
+    throw new TetherError(
+      'INVALID_ARGUMENT',
+      `createPushReceiver: jwt.algorithms must list asymmetric algorithms only (not none or HS*), got ${JSON.stringify(algorithms)}`,
+    );
+  }
+  if (hmac !== undefined && (hmac.secret.length === 0 || hmac.secret === 'whsec_')) {
+    throw new TetherError('INVALID_ARGUMENT', 'createPushReceiver: hmac.secret must not be empty');
+  }
+  const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, PUSH_RECEIVER_DEFAULTS.maxBodyBytes);
+  const windowSec = positive('windowSec', options.windowSec, PUSH_RECEIVER_DEFAULTS.windowSec);
+  const maxQueue = positive('maxQueue', options.maxQueue, PUSH_RECEIVER_DEFAULTS.maxQueue);
+  const replayCacheSize = positive('replayCacheSize', options.replayCacheSize, PUSH_RECEIVER_DEFAULTS.replayCacheSize);
+  const retryAfterSec = positive('retryAfterSec', options.retryAfterSec, PUSH_RECEIVER_DEFAULTS.retryAfterSec);
+  const now = options.now ?? Date.now;
+  const onListenerError =
+    options.onListenerError ??
+    ((error: unknown) => process.emitWarning(`push listener failed: ${error instanceof Error ? error.message : String(error)}`));
+
+  const secrets = new SecretMatcher();
+  const tokenDigest = token === undefined ? undefined : secrets.digest(token);
+  const jwtCheck = jwt === undefined ? undefined : new JwtCheck(jwt, algorithms, windowSec);
+  const hmacCheck = hmac === undefined ? undefined : new HmacCheck(hmac, windowSec);
+  const replays = new ReplayCache(replayCacheSize);
+  const mailboxes = new TaskMailboxes(PUSH_RECEIVER_DEFAULTS.recentBodiesPerTask, onListenerError);
+  let closed = false;
+
+  const answer = (status: number, body: object, consumed: boolean, headers: Record<string, string> = {}): PushAnswer => ({
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    consumed,
+  });
+  const refuse = (status: number, reason: string, consumed: boolean, extra: { taskId?: string; headers?: Record<string, string> } = {}): PushAnswer => {
+    options.onRefused?.(
+      new TetherError('PUSH_REFUSED', `push refused: ${reason}`, {
+        operation: 'PushNotification',
+        status,
+        taskId: extra.taskId,
+        isRetryable: status === 429 || status === 503,
+        retryAfterMs: extra.headers?.['retry-after'] === undefined ? undefined : Number(extra.headers['retry-after']) * 1000,
+      }),
+    );
+    return answer(status, { error: reason }, consumed, extra.headers);
+  };
+  const busy = (reason: string, consumed: boolean, afterSec = retryAfterSec): PushAnswer =>
+    refuse(429, reason, consumed, { headers: { 'retry-after': String(afterSec) } });
+
+  async function receive(push: IncomingPush): Promise<PushAnswer> {
+    if (closed) return refuse(503, 'the receiver is closed', false);
+    if (push.method !== 'POST') return refuse(405, `method ${push.method} not allowed`, false, { headers: { allow: 'POST' } });
+    const contentType = (push.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!CONTENT_TYPES.has(contentType)) return refuse(415, `content type ${JSON.stringify(contentType)} is not JSON`, false);
+    const declared = Number(push.header('content-length') ?? Number.NaN);
+    if (declared > maxBodyBytes) return refuse(413, `body of ${declared} bytes exceeds ${maxBodyBytes}`, false);
+    if (mailboxes.pendingPushes >= maxQueue) return busy(`${maxQueue} pushes already pending`, false);
+
+    // Which credentials were presented: decided from headers alone, so a bare request costs no read.
+    const bearer = BEARER.exec(push.header('authorization') ?? '')?.[1];
+    const bearerJwt = bearer !== undefined && jwtCheck !== undefined && looksLikeJwt(bearer) ? bearer : undefined;
+    const presentedToken = push.header('x-a2a-notification-token') ?? (bearerJwt === undefined ? bearer : undefined);
+    const signature = push.header('webhook-signature');
+    const hmacHeaders =
+      hmacCheck !== undefined && signature !== undefined
+        ? { id: push.header('webhook-id') ?? '', timestamp: push.header('webhook-timestamp') ?? '', signature }
+        : undefined;
+    if (bearerJwt === undefined && hmacHeaders === undefined && presentedToken === undefined) {
+      return refuse(401, 'no credentials', false);
+    }
+    // A JWT is checked before the body is read: a forged one costs no read.
+    let verifiedJwt: VerifiedJwt | undefined;
+    if (bearerJwt !== undefined && jwtCheck !== undefined) {
+      try {
+        verifiedJwt = await jwtCheck.verify(bearerJwt, now());
+      } catch (error) {
+        if (error instanceof JwtRefusal && error.kind === 'auth') return refuse(401, error.reason, false);
+        const reason = error instanceof JwtRefusal ? error.reason : String(error);
+        return refuse(503, reason, false, { headers: { 'retry-after': String(retryAfterSec) } });
+      }
+    }
+
+    let raw: BoundedBody;
+    try {
+      raw = await push.readBody(maxBodyBytes);
+    } catch (error) {
+      return refuse(400, `body could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
+    }
+    if (raw === undefined) return refuse(413, `body exceeds ${maxBodyBytes} bytes`, false);
+
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    } catch {
+      return refuse(400, 'body is not valid UTF-8 JSON', true);
+    }
+    let event: StreamEvent;
+    try {
+      const v03 = typeof parsed === 'object' && parsed !== null && 'kind' in parsed;
+      event = decodeStreamEvent(parsed, v03 ? 'v03' : 'v1');
+    } catch (error) {
+      const reason = error instanceof DecodeError ? error.message : String(error);
+      return refuse(400, `body is not an A2A push (task, status, artifact or message): ${reason}`, true);
+    }
+    const taskId = taskIdOf(event);
+    if (taskId === undefined) return refuse(400, `the ${event.kind} names no task`, true);
+
+    // Authentication, now that the body and its task are known. Everything from here on is
+    // synchronous, so two copies of one push racing each other are told apart by the replay cache.
+    const nowMs = now();
+    const taskToken = mailboxes.tokenDigestOf(taskId);
+    let replayKey: { key: string; expiresAtMs: number; reuse: number } | undefined;
+    let authenticated = false;
+    let failure = 'credentials do not match';
+    if (hmacHeaders !== undefined && hmacCheck !== undefined) {
+      const verdict = hmacCheck.verify(hmacHeaders, raw, nowMs);
+      if (typeof verdict === 'string') failure = verdict;
+      else {
+        authenticated = true;
+        replayKey = { key: `hmac:${verdict.id}`, expiresAtMs: (verdict.timestampSec + windowSec) * 1000, reuse: 409 };
+      }
+    }
+    if (!authenticated && verifiedJwt !== undefined) {
+      if (verifiedJwt.taskId !== undefined && verifiedJwt.taskId !== taskId) {
+        failure = `the JWT is for task ${verifiedJwt.taskId}`;
+      } else if (verifiedJwt.bodySha256 !== undefined && !bodyHashMatches(verifiedJwt.bodySha256, raw, parsed)) {
+        failure = 'the JWT request_body_sha256 does not match the body';
+      } else {
+        authenticated = true;
+        const key = `jwt:${verifiedJwt.issuer ?? ''}:${verifiedJwt.jti}`;
+        replayKey = { key, expiresAtMs: (verifiedJwt.iatSec + windowSec) * 1000, reuse: 401 };
+      }
+    }
+    if (authenticated && taskToken !== undefined) {
+      // A JWT or a signature says who sent it; the task's own token says it is for this task's config.
+      if (presentedToken === undefined || !secrets.matches(presentedToken, taskToken)) {
+        authenticated = false;
+        failure = "the task's token is missing or does not match";
+      }
+    } else if (!authenticated && presentedToken !== undefined) {
+      const expected = taskToken ?? tokenDigest;
+      if (expected !== undefined && secrets.matches(presentedToken, expected)) authenticated = true;
+    }
+    if (!authenticated) return refuse(401, failure, true, { taskId });
+    if (!mailboxes.has(taskId)) return refuse(404, `task ${taskId} is not expected`, true, { taskId });
+    const other = innerMismatch(event, taskId);
+    if (other !== undefined) return refuse(409, `the ${event.kind} for task ${taskId} carries a message of task ${other}`, true, { taskId });
+
+    const digest = createHash('sha256').update(raw).digest('hex');
+    if (mailboxes.isRecent(taskId, digest)) return answer(200, { status: 'duplicate' }, true);
+    if (mailboxes.pendingPushes >= maxQueue) return busy(`${maxQueue} pushes already pending`, true);
+    if (replayKey !== undefined) {
+      const verdict = replays.admit(replayKey.key, digest, replayKey.expiresAtMs, nowMs);
+      if (verdict === 'same') return answer(200, { status: 'duplicate' }, true);
+      if (verdict === 'different') {
+        return refuse(replayKey.reuse, `${replayKey.key.split(':')[0]} id already used for another body`, true, { taskId });
+      }
+      if (verdict === 'full') {
+        const wait = Math.max(1, Math.ceil((replays.nextExpiryMs - nowMs) / 1000));
+        return busy(`replay cache full (${replayCacheSize} live ids)`, true, wait);
+      }
+    }
+    const result = mailboxes.offer(taskId, event, digest);
+    return answer(result === 'queued' ? 202 : 200, { status: result === 'queued' ? 'accepted' : result }, true);
+  }
+
+  const nodeHandler = (req: IncomingMessage, res: ServerResponse): void => {
+    const push: IncomingPush = {
+      method: req.method ?? '',
+      header: (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+      readBody: (limit) => readNodeBody(req, limit),
+    };
+    void receive(push).then(
+      (result) => {
+        // A body left unread would have to be drained before the connection could be reused.
+        const headers = result.consumed ? result.headers : { ...result.headers, connection: 'close' };
+        res.writeHead(result.status, headers).end(result.body);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'content-type': 'application/json', connection: 'close' }).end('{"error":"internal error"}');
+        onListenerError(error);
+      },
+    );
+  };
+
+  return {
+    nodeHandler,
+    async handle(request) {
+      const result = await receive({
+        method: request.method,
+        header: (name) => request.headers.get(name) ?? undefined,
+        readBody: (limit) => readWebBody(request, limit),
+      });
+      if (!result.consumed && request.body !== null && !request.bodyUsed) await request.body.cancel().catch(() => {});
+      return new Response(result.body, { status: result.status, headers: result.headers });
+    },
+    expect(taskId, expectOptions = {}) {
+      if (taskId === '') throw new TetherError('INVALID_ARGUMENT', 'PushReceiver.expect: taskId must not be empty');
+      if (expectOptions.token === '') throw new TetherError('INVALID_ARGUMENT', 'PushReceiver.expect: token must not be empty');
+      mailboxes.expect(taskId, expectOptions.token === undefined ? undefined : secrets.digest(expectOptions.token));
+    },
+    forget(taskId) {
+      mailboxes.forget(taskId);
+    },
+    subscribe(taskId, listener) {
+      return mailboxes.subscribe(taskId, listener);
+    },
+    stats() {
+      return {
+        tasks: mailboxes.size,
+        heldNotices: mailboxes.heldNotices,
+        pendingPushes: mailboxes.pendingPushes,
+        replayIds: replays.size,
+      };
+    },
+    close() {
+      closed = true;
+      mailboxes.clear();
+      replays.clear();
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import type { StreamEvent, Task, TaskStatus } from '@a2a-tether/core';
+import type { PushListener, PushNotice } from './push-notice.js';
+import { movesForward } from './status-order.js';
+
+interface Pending {
+  status: TaskStatus | undefined;
+  task: Task | undefined;
+  event: StreamEvent;
+  pushes: number;
+}
+
+/** One expected task: its token digest, its listeners and at most one pending (merged) notice. */
+interface Mailbox {
+  tokenDigest: Buffer | undefined;
+  readonly listeners: Set<PushListener>;
+  pending: Pending | undefined;
+  /** The latest status accepted so far (delivered or pending), for the forward-only rule. */
+  status: TaskStatus | undefined;
+  /** A listener is still busy with the previous notice. */
+  busy: boolean;
+  /** Digests of the last bodies accepted, oldest first, to deliver an identical push once. */
+  readonly recent: string[];
+}
+
+/** What {@link TaskMailboxes.offer} did with an event. */
+export type OfferResult = 'queued' | 'stale' | 'duplicate';
+
+/**
+ * The expected tasks and their notices. Per task, everything that arrives while the listeners have
+ * not taken the previous notice is merged into one pending notice, so memory is O(tasks) whatever
+ * the number of pushes; `pendingPushes` counts the pushes those notices stand for (the 429 limit).
+ */
+export class TaskMailboxes {
+  readonly #boxes = new Map<string, Mailbox>();
+  readonly #recentLimit: number;
+  readonly #onListenerError: (error: unknown) => void;
+  #pendingPushes = 0;
+
+  constructor(recentLimit: number, onListenerError: (error: unknown) => void) {
+    this.#recentLimit = recentLimit;
+    this.#onListenerError = onListenerError;
+  }
+
+  /** Accepted pushes not yet handed to a listener. */
+  get pendingPushes(): number {
+    return this.#pendingPushes;
+  }
+
+  /** Pending notices held (at most one per task). */
+  get heldNotices(): number {
+    let held = 0;
+    for (const box of this.#boxes.values()) if (box.pending !== undefined) held += 1;
+    return held;
+  }
+
+  get size(): number {
+    return this.#boxes.size;
+  }
+
+  expect(taskId: string, tokenDigest: Buffer | undefined): void {
+    const known = this.#boxes.get(taskId);
+    if (known !== undefined) {
+      known.tokenDigest = tokenDigest;
+      return;
+    }
+    this.#boxes.set(taskId, { tokenDigest, listeners: new Set(), pending: undefined, status: undefined, busy: false, recent: [] });
+  }
+
+  has(taskId: string): boolean {
+    return this.#boxes.has(taskId);
+  }
+
+  tokenDigestOf(taskId: string): Buffer | undefined {
+    return this.#boxes.get(taskId)?.tokenDigest;
+  }
+
+  forget(taskId: string): void {
+    const box = this.#boxes.get(taskId);
+    if (box === undefined) return;
+    if (box.pending !== undefined) this.#pendingPushes -= box.pending.pushes;
+    box.pending = undefined;
+    box.listeners.clear();
+    this.#boxes.delete(taskId);
+  }
+
+  /** Whether this exact body was already accepted for the task. */
+  isRecent(taskId: string, bodyDigest: string): boolean {
+    return this.#boxes.get(taskId)?.recent.includes(bodyDigest) ?? false;
+  }
+
+  /** Merges an accepted event into the task's pending notice (the task must be expected). */
+  offer(taskId: string, event: StreamEvent, bodyDigest: string): OfferResult {
+    const box = this.#boxes.get(taskId);
+    if (box === undefined) throw new Error(`offer for an unexpected task ${taskId}`);
+    if (box.recent.includes(bodyDigest)) return 'duplicate';
+    box.recent.push(bodyDigest);
+    if (box.recent.length > this.#recentLimit) box.recent.shift();
+
+    const status = event.kind === 'task' || event.kind === 'status-update' ? event.status : undefined;
+    if (status !== undefined) {
+      if (!movesForward(box.status, status)) return 'stale';
+      box.status = status;
+    }
+    const pending = box.pending;
+    if (pending === undefined) {
+      box.pending = { status: box.status, task: event.kind === 'task' ? event : undefined, event, pushes: 1 };
+    } else {
+      pending.status = box.status;
+      if (event.kind === 'task') pending.task = event;
+      pending.event = event;
+      pending.pushes += 1;
+    }
+    this.#pendingPushes += 1;
+    this.#pump(taskId, box);
+    return 'queued';
+  }
+
+  /** Adds a listener for an expected task; returns the function that removes it. */
+  subscribe(taskId: string, listener: PushListener): () => void {
+    const box = this.#boxes.get(taskId);
+    if (box === undefined) return () => {};
+    box.listeners.add(listener);
+    this.#pump(taskId, box);
+    return () => {
+      box.listeners.delete(listener);
+    };
+  }
+
+  clear(): void {
+    for (const box of this.#boxes.values()) {
+      box.pending = undefined;
+      box.listeners.clear();
+    }
+    this.#boxes.clear();
+    this.#pendingPushes = 0;
+  }
+
+  #pump(taskId: string, box: Mailbox): void {
+    if (box.busy || box.pending === undefined || box.listeners.size === 0) return;
+    const { status, task, event, pushes } = box.pending;
+    const notice: PushNotice = Object.freeze({ taskId, status, task, event, pushes });
+    box.pending = undefined;
+    this.#pendingPushes -= pushes;
+    box.busy = true;
+    const listeners = [...box.listeners];
+    // Listeners run after the current request has been answered: the sender never waits for them.
+    setImmediate(() => {
+      void Promise.allSettled(
+        listeners.map(async (listener) => {
+          await listener(notice);
+        }),
+      ).then((results) => {
+        for (const result of results) if (result.status === 'rejected') this.#onListenerError(result.reason);
+        box.busy = false;
+        if (this.#boxes.get(taskId) === box) this.#pump(taskId, box);
+      });
+    });
+  }
+}
