@@ -32,6 +32,8 @@ function describe(event: TaskEvent): string {
         return `⚡ dropped (${event.error?.code ?? 'stalled'}${event.error?.status ? ` ${event.error.status}` : ''}) → reconnect #${event.attempt} in ${event.delayMs} ms`;
       }
       return `⇄ connection ${event.state}`;
+    case 'store-error':
+      return `⚠ store  ${event.error.message}`;
   }
 }
 

@@ -30,6 +30,11 @@ export const DEFAULTS = {
   retryDelayMs: { min: 300, max: 8_000 },
   /** A `Retry-After` longer than this (ms) is not waited for: the call fails with the error and its `retryAfterMs`. */
   maxRetryAfterMs: 60_000,
+  /**
+   * How long the record of a finished task stays in the store (ms): 7 days. `client.tasks()` shows it
+   * until then; past it, `tasks()` and `resumeAll()` delete it. Set per client with `connect(url, { retentionMs })`.
+   */
+  retentionMs: 7 * 24 * 60 * 60_000,
   /** The task engine (`client.start()`, `client.resume()`): see {@link RESILIENCE_DEFAULTS}. */
   resilience: RESILIENCE_DEFAULTS,
 } as const;

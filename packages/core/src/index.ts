@@ -32,11 +32,13 @@ export type {
   MessageEvent,
   ConnectionEvent,
   ConnectionState,
+  StoreErrorEvent,
   TaskView,
 } from './task/task-event.js';
+export type { TasksFilter } from './task/records.js';
 export { MemoryTaskStore } from './store/memory-task-store.js';
-export { TASK_RECORD_VERSION } from './store/task-store.js';
-export type { TaskStore, TaskRecord, TaskListFilter } from './store/task-store.js';
+export { TASK_RECORD_VERSION, isActiveRecord } from './store/task-store.js';
+export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord } from './store/task-store.js';
 export { realScheduler } from './util/scheduler.js';
 export type { Scheduler, TimerHandle } from './util/scheduler.js';
 

@@ -60,7 +60,7 @@ async function collect(iterable: AsyncIterable<TaskEvent>, until?: (e: TaskEvent
 }
 
 describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (delivery) => {
-  it('follows a chunked task to the end; events rebuild the final artifact; the store forgets it after', async () => {
+  it('follows a chunked task to the end; events rebuild the final artifact; the store keeps its final record', async () => {
     const store = new MemoryTaskStore();
     const { client } = await setup({}, { store, resilience: { pollMinMs: 5, pollMaxMs: 20 } });
     const task = await client.start('stream updates=3 chunks=6 delayMs=5', { delivery });
@@ -76,7 +76,9 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
     expect(events.at(-1)).toEqual({ type: 'connection', state: 'closed' });
     expect(task.view).toMatchObject({ state: 'completed', connection: 'closed' });
     await task.flush();
-    expect(await store.get(task.taskId as string)).toBeUndefined();
+    // The record outlives the task (until its retention ends): final state and outcome, not active.
+    expect(await store.get(task.taskId as string)).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
+    expect(await store.list({ active: true })).toEqual([]);
   });
 
   it('pauses at input-required, continues the same task with reply()', async () => {

@@ -295,8 +295,9 @@ describe('G8: bounded memory, no leaked resources', () => {
 
       /**
        * Between batches, every task being over: no engine timer armed, no request running or queued
-       * in either pool (detached tasks' streams included), and the store holds exactly the detached
-       * tasks (an app forgets them here; completed and cancelled ones are already gone).
+       * in either pool (detached tasks' streams included), and the store's active records are exactly
+       * the detached tasks (finished ones keep a record with their outcome until their retention ends;
+       * the test deletes every record here, as a short retention would).
        */
       async function checkpoint(): Promise<void> {
         const timersMs = await within(RELEASE_WITHIN_MS, () => scheduler.outstanding.size === 0);
@@ -304,9 +305,11 @@ describe('G8: bounded memory, no leaked resources', () => {
         const idleMs = await within(RELEASE_WITHIN_MS, () => pools().every((s) => s.running === 0 && s.pending === 0));
         expect(idleMs, `requests still in flight after every task ended: ${poolStats()}`).toBeGreaterThanOrEqual(0);
         totals.maxPoolDrainMs = Math.max(totals.maxPoolDrainMs, idleMs);
-        const stored = (await store.list()).map((r) => r.taskId).sort();
-        expect(stored).toEqual([...detachedInBatch].sort());
-        for (const id of stored) await store.delete(id);
+        const active = (await store.list({ active: true })).map((r) => r.taskId).sort();
+        expect(active).toEqual([...detachedInBatch].sort());
+        const finished = (await store.list()).filter((r) => r.outcome !== undefined);
+        expect(finished.every((r) => r.outcome?.kind === 'finished' && r.expiresAt !== undefined)).toBe(true);
+        for (const record of await store.list()) await store.delete(record.taskId);
         detachedInBatch = new Set();
         totals.cutsApplied += proxy.log.filter((entry) => entry.fault !== undefined).length;
         totals.agentRequests += agent.requests.length;

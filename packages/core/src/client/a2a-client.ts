@@ -22,7 +22,8 @@ import type {
 import type { TransportContext } from '../transport/transport-context.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { TaskRecord, TaskStore } from '../store/task-store.js';
+import { listRecords, type TasksFilter } from '../task/records.js';
 import type { AgentFacts, EngineClient, FollowContext } from '../task/follow-context.js';
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
@@ -41,6 +42,8 @@ export interface A2AClientInit {
   /** Default retries of the idempotent unary calls. */
   maxRetries: number;
   store: TaskStore;
+  principal: string | undefined;
+  retentionMs: number;
   resilience: ResilienceOptions;
   scheduler: Scheduler;
   random: () => number;
@@ -247,6 +250,8 @@ export class A2AClient {
     this.engineContext ??= {
       client: this.engineClient(),
       store: this.init.store,
+      principal: this.init.principal,
+      retentionMs: this.init.retentionMs,
       scheduler: this.init.scheduler,
       random: this.init.random,
       resilience: this.init.resilience,
@@ -298,8 +303,9 @@ export class A2AClient {
   /**
    * Sends a message and follows the task it creates, through drops, restarts and pauses.
    * Resolves once the task id is in the store, with a handle: `events()`, `view`, `done()`,
-   * `reply()`, `cancel()`, `detach()`. A direct message reply gives a handle whose `done()`
-   * returns the message.
+   * `reply()`, `cancel()`, `detach()`. A direct message answer gives a handle of `kind: 'message'`
+   * (`handle.message`; `done()` rejects with `NO_TASK`, `result()` returns the message). Rejects with
+   * `STORE_WRITE_FAILED` (carrying the task id) when the task's first record cannot be stored.
    */
   start(message: MessageInput, options?: StartOptions): Promise<TaskHandle> {
     return startTask(this.engine, message, options);
@@ -310,10 +316,22 @@ export class A2AClient {
     return resumeTask(this.engine, taskId, options);
   }
 
-  /** Follows again every unfinished task of this agent that the store remembers. */
+  /**
+   * Follows again every task of this agent (and this client's principal) that the store remembers as
+   * still to follow: not terminal, not lost. Finished records past their retention are deleted.
+   */
   async resumeAll(options?: ResumeOptions): Promise<TaskHandle[]> {
-    const records = await this.init.store.list({ active: true, agentUrl: this.init.cardUrl });
+    const records = await listRecords(this.engine, { active: true });
     return Promise.all(records.map((r) => resumeTask(this.engine, r.taskId, options)));
+  }
+
+  /**
+   * The records of this agent's tasks (and this client's principal), oldest first: live ones, and
+   * finished ones until their retention ends (`DEFAULTS.retentionMs`) — final state, outcome, the
+   * cancel asked for and what was seen. Expired records are deleted on the way.
+   */
+  tasks(filter?: TasksFilter): Promise<TaskRecord[]> {
+    return listRecords(this.engine, filter);
   }
 
   /**

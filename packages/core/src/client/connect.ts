@@ -62,6 +62,14 @@ export interface ConnectOptions extends NegotiationPreferences {
   now?: (() => number) | undefined;
   /** Where followed tasks are recorded (default: in memory). */
   store?: TaskStore | undefined;
+  /**
+   * Who this client acts for: an id the app supplies (a user or tenant id — never a token). Records of
+   * tasks this client starts carry it; `resume()`, `resumeAll()` and `tasks()` only touch records with
+   * the same principal (a record of another principal gives `PRINCIPAL_MISMATCH`).
+   */
+  principal?: string | undefined;
+  /** How long a finished task's record is kept (see {@link DEFAULTS}.retentionMs). */
+  retentionMs?: number | undefined;
   /** Task engine settings; anything left out comes from {@link DEFAULTS}.resilience. */
   resilience?: Partial<ResilienceOptions> | undefined;
   /** Clock and timers of the task engine (inject a fake one in tests). */
@@ -162,6 +170,8 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     newId: options.newId ?? randomId,
     maxRetries,
     store: options.store ?? new MemoryTaskStore(),
+    principal: options.principal,
+    retentionMs: options.retentionMs ?? DEFAULTS.retentionMs,
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,
     random: options.random ?? Math.random,

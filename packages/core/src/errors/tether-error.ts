@@ -54,6 +54,10 @@ export type TetherErrorCode =
   | 'PROTOCOL_VIOLATION'
   /** A push receiver refused a webhook call; `status` is the HTTP status it answered (401, 404, 413 …). */
   | 'PUSH_REFUSED'
+  /** The task store failed a write (`cause` is the store's error; `taskId` names the task). */
+  | 'STORE_WRITE_FAILED'
+  /** The task's record belongs to another principal than this client's (`connect(url, { principal })`). */
+  | 'PRINCIPAL_MISMATCH'
   /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
   | 'A2A_ERROR';
 

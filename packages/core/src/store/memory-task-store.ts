@@ -1,5 +1,4 @@
-import { isTerminalState } from '../model/task-state.js';
-import type { TaskListFilter, TaskRecord, TaskStore } from './task-store.js';
+import { isActiveRecord, type TaskListFilter, type TaskRecord, type TaskStore } from './task-store.js';
 
 /** A {@link TaskStore} in memory: the default; lost when the process ends. */
 export class MemoryTaskStore implements TaskStore {
@@ -28,7 +27,7 @@ export class MemoryTaskStore implements TaskStore {
 
   async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {
     return [...this.records.values()]
-      .filter((r) => (filter.active ? !isTerminalState(r.state) : true))
+      .filter((r) => (filter.active ? isActiveRecord(r) : true))
       .filter((r) => (filter.agentUrl === undefined ? true : r.agentUrl === filter.agentUrl))
       .map((r) => structuredClone(r));
   }

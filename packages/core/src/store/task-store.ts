@@ -1,4 +1,5 @@
 import type { TaskState } from '../model/types.js';
+import { isTerminalState } from '../model/task-state.js';
 
 /** The schema version of {@link TaskRecord}; stores keep it so later versions can migrate. */
 export const TASK_RECORD_VERSION = 1;
@@ -18,13 +19,47 @@ export interface TaskRecord {
   lastEventId?: string | undefined;
   /** How the task is followed. */
   delivery?: 'stream' | 'poll' | undefined;
-  /** A cancel that was asked for (a request, not a confirmation). */
-  cancel?: { requestedAt: number; reason?: string | undefined } | undefined;
+  /** A cancel that was asked for (a request, not a confirmation), and what was seen afterwards. */
+  cancel?: CancelRecord | undefined;
+  /**
+   * The app's reference to who started the task (an id it supplies with `connect(url, { principal })`,
+   * never a token): only a client with the same principal resumes or lists it.
+   */
+  principal?: string | undefined;
+  /** How the follow ended, once it did; absent while the task is live (or resumable). */
+  outcome?: TaskOutcome | undefined;
+  /** The last error that stopped the follow of a task that may still be resumed (e.g. `RETRY_EXHAUSTED`). */
+  lastError?: { code: string; message: string; at: number } | undefined;
+  /** When the record of a finished task may be deleted (epoch ms; see `DEFAULTS.retentionMs`). */
+  expiresAt?: number | undefined;
+}
+
+/** A cancel asked for: a request, not a confirmation (G5). */
+export interface CancelRecord {
+  requestedAt: number;
+  reason?: string | undefined;
+  /** The principal of the client that asked. */
+  by?: string | undefined;
+  /** Whether the task was then seen `canceled` (set once the cancel's watch ended). */
+  confirmed?: boolean | undefined;
+  /** The state the task was seen in when the watch ended. */
+  seenState?: TaskState | undefined;
+}
+
+/**
+ * How a follow ended: `finished` (the agent's terminal state), or `lost` (the agent no longer knows
+ * the task). A task that gave up (`RETRY_EXHAUSTED`) or was detached has no outcome: it can be resumed.
+ */
+export type TaskOutcome = { kind: 'finished'; state: TaskState; at: number } | { kind: 'lost'; at: number };
+
+/** Whether a record is of a task still to follow: not terminal, not lost. What `list({ active: true })` returns. */
+export function isActiveRecord(record: TaskRecord): boolean {
+  return record.outcome === undefined && !isTerminalState(record.state);
 }
 
 /** Which records `list` returns. */
 export interface TaskListFilter {
-  /** Only tasks not yet in a terminal state. */
+  /** Only tasks still to follow ({@link isActiveRecord}: not terminal, not lost). */
   active?: boolean | undefined;
   agentUrl?: string | undefined;
 }

@@ -35,6 +35,10 @@ export interface EngineClient {
 export interface FollowContext {
   client: EngineClient;
   store: TaskStore;
+  /** Who the client acts for (recorded with each task; see `ConnectOptions.principal`). */
+  principal: string | undefined;
+  /** How long a finished task's record is kept (ms). */
+  retentionMs: number;
   scheduler: Scheduler;
   random: () => number;
   resilience: ResilienceOptions;

@@ -2,7 +2,7 @@ import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a
 import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
-import { TASK_RECORD_VERSION } from '../store/task-store.js';
+import { TASK_RECORD_VERSION, type CancelRecord } from '../store/task-store.js';
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
 import type { CallOptions, SendOptions } from '../transport/transport.js';
 import { sleep } from '../util/scheduler.js';
@@ -206,7 +206,7 @@ export class TaskFollower {
     if (resume) {
       this.mode = resume.mode;
       this.reconciler = new Reconciler(resume.taskId, resume.contextId);
-      this.writer = new StoreWriter(context.store, resume.taskId, () => scheduler.now());
+      this.writer = new StoreWriter(context.store, resume.taskId, () => scheduler.now(), (error) => this.storeFailed(error));
       this.lastEventId = resume.lastEventId;
       this.gap = true;
       this.phase = resume.mode === 'stream' && context.client.agent.streaming ? { name: 'resubscribing' } : { name: 'polling', delayMs: 0 };
@@ -286,7 +286,9 @@ export class TaskFollower {
     const r = this.reconciler;
     if (!r) throw new TetherError('INVALID_ARGUMENT', 'no task to cancel yet', { maybeDelivered: false });
     const { reason, waitMs = DEFAULT_CANCEL_WAIT_MS, ...call } = options;
-    this.persist({ cancel: { requestedAt: this.context.scheduler.now(), reason } });
+    const principal = this.context.principal;
+    const asked: CancelRecord = { requestedAt: this.context.scheduler.now(), reason, ...(principal === undefined ? {} : { by: principal }) };
+    this.persist({ cancel: asked });
     let answer: Task;
     try {
       answer = await this.context.client.cancelTask(r.taskId, {
@@ -307,7 +309,9 @@ export class TaskFollower {
     }
     await this.settledWithin(waitMs);
     const state = r.state;
-    return { requested: true, confirmed: state === 'canceled', state };
+    const confirmed = state === 'canceled';
+    this.persist({ cancel: { ...asked, confirmed, seenState: state } });
+    return { requested: true, confirmed, state };
   }
 
   private settledWithin(ms: number): Promise<void> {
@@ -503,12 +507,16 @@ export class TaskFollower {
     this.stopper.abort();
     this.over.resolve();
     const phase = this.phase;
+    const now = this.context.scheduler.now();
     if (phase.name === 'done') {
       const r = this.reconciler as Reconciler;
-      // A finished task leaves the store (records that outlive their task come with retention, issue 7).
-      this.writer?.delete();
+      // The record outlives the task: its final state and outcome, until the retention ends.
+      this.persist({ state: r.state, outcome: { kind: 'finished', state: r.state, at: now }, expiresAt: now + this.context.retentionMs });
       this.sink.finished(finalResult(r, this.finalTask));
     } else if (phase.name === 'failed') {
+      const lastError = { code: phase.error.code, message: phase.error.message, at: now };
+      // The agent no longer knows the task: lost, not left `working`.
+      this.persist(phase.error instanceof TaskNotFoundError ? { outcome: { kind: 'lost', at: now }, lastError } : { lastError });
       this.sink.failed(phase.error);
     }
     if (this.pending) {
@@ -596,8 +604,9 @@ export class TaskFollower {
   private identify(taskId: string, contextId: string, mode: 'stream' | 'poll'): void {
     const now = this.context.scheduler.now();
     this.reconciler = new Reconciler(taskId, contextId);
-    this.writer = new StoreWriter(this.context.store, taskId, () => this.context.scheduler.now());
+    this.writer = new StoreWriter(this.context.store, taskId, () => this.context.scheduler.now(), (error) => this.storeFailed(error));
     this.persisted = { state: 'submitted', contextId, delivery: mode };
+    const principal = this.context.principal;
     this.stored = this.writer.put({
       schemaVersion: TASK_RECORD_VERSION,
       taskId,
@@ -607,7 +616,13 @@ export class TaskFollower {
       createdAt: now,
       updatedAt: now,
       delivery: mode,
+      ...(principal === undefined ? {} : { principal }),
     });
+  }
+
+  /** A store write failed: the app hears of it (the follow goes on; `flush()` rejects with it). */
+  private storeFailed(error: TetherError): void {
+    if (this.reconciler) this.sink.emit([{ type: 'store-error', error }]);
   }
 
   // ── steps ─────────────────────────────────────────────────────────────────────────────────

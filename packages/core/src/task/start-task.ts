@@ -5,6 +5,7 @@ import type { FollowContext } from './follow-context.js';
 import { TaskFollower, type FollowOptions } from './follower.js';
 import { TASK_RECORD_VERSION } from '../store/task-store.js';
 import { TaskHandle } from './task-handle.js';
+import { storeWriteFailed } from './store-writer.js';
 
 /** Options of `client.start()`. */
 export type StartOptions = Omit<SendOptions, 'returnImmediately'> & FollowOptions;
@@ -30,7 +31,14 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
   const handle = (holder.handle = new TaskHandle(context, follower));
   const ack = await follower.start(message, chooseMode(delivery, context.client.agent.streaming), send);
   if (ack.kind === 'message') return new TaskHandle(context, undefined, ack.message);
-  await follower.stored;
+  try {
+    await follower.stored;
+  } catch (error) {
+    // G1 cannot hold: the app would hold a task nothing remembers. Stop following; the error names the
+    // task (it runs on at the agent: resume or cancel it once the store works).
+    follower.detach();
+    throw storeWriteFailed(follower.taskId ?? '', error);
+  }
   return handle;
 }
 
@@ -39,6 +47,13 @@ export async function resumeTask(context: FollowContext, taskId: string, options
   const { client, store, scheduler } = context;
   if (taskId === '') throw new TetherError('INVALID_ARGUMENT', 'a task id is needed', { maybeDelivered: false });
   const record = await store.get(taskId);
+  if (record && record.principal !== context.principal) {
+    throw new TetherError(
+      'PRINCIPAL_MISMATCH',
+      `task ${taskId} was started by another principal than this client's (${context.principal === undefined ? 'none' : JSON.stringify(context.principal)})`,
+      { taskId, maybeDelivered: false },
+    );
+  }
   if (record && record.agentUrl !== client.agent.url) {
     throw new TetherError('INVALID_ARGUMENT', `task ${taskId} belongs to the agent at ${record.agentUrl}, not ${client.agent.url}`, {
       taskId,
@@ -57,6 +72,7 @@ export async function resumeTask(context: FollowContext, taskId: string, options
       createdAt: now,
       updatedAt: now,
       delivery: mode,
+      ...(context.principal === undefined ? {} : { principal: context.principal }),
     });
   }
   const holder: { handle?: TaskHandle } = {};

@@ -1,7 +1,20 @@
+import { TetherError } from '../errors/tether-error.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 
 /** The fields of a task's record that change while it is followed. */
-export type RecordChange = Partial<Pick<TaskRecord, 'state' | 'contextId' | 'lastEventId' | 'delivery' | 'cancel'>>;
+export type RecordChange = Partial<
+  Pick<TaskRecord, 'state' | 'contextId' | 'lastEventId' | 'delivery' | 'cancel' | 'outcome' | 'lastError' | 'expiresAt'>
+>;
+
+/** A store's failure as a typed error naming the task. */
+export function storeWriteFailed(taskId: string, error: unknown): TetherError {
+  if (error instanceof TetherError && error.code === 'STORE_WRITE_FAILED') return error;
+  const why = error instanceof Error ? error.message : String(error);
+  return new TetherError('STORE_WRITE_FAILED', `the task store failed to write the record of task ${taskId}: ${why}`, {
+    taskId,
+    cause: error,
+  });
+}
 
 /**
  * A task's store writes, in order and coalesced: the first `put` (the record `start()` waits for,
@@ -11,21 +24,30 @@ export type RecordChange = Partial<Pick<TaskRecord, 'state' | 'contextId' | 'las
 export class StoreWriter {
   private chain: Promise<void> = Promise.resolve();
   private pending: RecordChange | undefined;
-  /** The last write that failed (surfaced by the task handle). */
-  failure: unknown;
+  /** The last write that failed, as a typed error (`flush()` rejects with it). */
+  failure: TetherError | undefined;
 
   constructor(
     private readonly store: TaskStore,
     private readonly taskId: string,
     private readonly now: () => number,
+    /** Told of every failed write (the follower turns it into a `store-error` event). */
+    private readonly onFailure: (error: TetherError) => void = () => undefined,
   ) {}
 
-  /** Writes the whole record; resolves once it is stored (rejects if the store failed). */
+  private failed(error: unknown): TetherError {
+    const typed = storeWriteFailed(this.taskId, error);
+    this.failure = typed;
+    this.onFailure(typed);
+    return typed;
+  }
+
+  /** Writes the whole record; resolves once it is stored (rejects with `STORE_WRITE_FAILED` if the store failed). */
   put(record: TaskRecord): Promise<void> {
-    const done = this.chain.then(() => this.store.put(record));
-    this.chain = done.catch((error: unknown) => {
-      this.failure = error;
+    const done = this.chain.then(() => this.store.put(record)).catch((error: unknown) => {
+      throw this.failed(error);
     });
+    this.chain = done.catch(() => undefined);
     return done;
   }
 
@@ -47,21 +69,13 @@ export class StoreWriter {
     try {
       await this.store.update(this.taskId, (record) => (record ? { ...record, ...change, updatedAt } : record));
     } catch (error) {
-      this.failure = error;
+      this.failed(error);
     }
   }
 
-  /** Forgets the record once every earlier write is done (a finished task). */
-  delete(): void {
-    this.chain = this.chain
-      .then(() => this.store.delete(this.taskId))
-      .catch((error: unknown) => {
-        this.failure = error;
-      });
-  }
-
-  /** Resolves when every write so far is done. */
-  flush(): Promise<void> {
-    return this.chain;
+  /** Resolves when every write so far is done; rejects with the last failure if one failed. */
+  async flush(): Promise<void> {
+    await this.chain;
+    if (this.failure) throw this.failure;
   }
 }

@@ -63,7 +63,16 @@ export interface ConnectionEvent {
 }
 
 /** What `TaskHandle.events()` yields: deduplicated, in order, safe to render directly. */
-export type TaskEvent = StatusEvent | ArtifactEvent | MessageEvent | ConnectionEvent;
+/**
+ * The task store failed to write this task's record (`error.code` is `STORE_WRITE_FAILED`, `cause` the
+ * store's error). The follow goes on; what is not stored would be missing after a restart.
+ */
+export interface StoreErrorEvent {
+  type: 'store-error';
+  error: TetherError;
+}
+
+export type TaskEvent = StatusEvent | ArtifactEvent | MessageEvent | ConnectionEvent | StoreErrorEvent;
 
 /** The state of a task as the app should show it. */
 export interface TaskView {
