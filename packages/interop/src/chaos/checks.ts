@@ -206,6 +206,8 @@ export function describeEvent(event: TaskEvent): string {
       const attempt = event.attempt === undefined ? '' : ` #${event.attempt} in ${event.delayMs ?? 0}ms`;
       return `connection ${event.state}${attempt}${event.error ? ` (${event.error.code}: ${event.error.message})` : ''}`;
     }
+    case 'store-error':
+      return `store-error ${event.error.message}`;
   }
 }
 
