@@ -54,6 +54,12 @@ export type TetherErrorCode =
   | 'PROTOCOL_VIOLATION'
   /** A push receiver refused a webhook call; `status` is the HTTP status it answered (401, 404, 413 …). */
   | 'PUSH_REFUSED'
+  /** A stored task record cannot be used: not JSON, not an object, no `taskId`, or a newer `schemaVersion`. */
+  | 'STORE_CORRUPT'
+  /** A task store could not read a record or its directory (permissions, I/O error); `cause` is the failure. */
+  | 'STORE_READ_FAILED'
+  /** A task store could not write or delete a record (permissions, full disk); the previous record is intact. */
+  | 'STORE_WRITE_FAILED'
   /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
   | 'A2A_ERROR';
 
