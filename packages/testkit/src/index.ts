@@ -46,3 +46,12 @@ export { ManualScheduler } from './clock/manual-scheduler.js';
 export type { SchedulerLike } from './clock/manual-scheduler.js';
 export { createScaledScheduler } from './clock/scaled-scheduler.js';
 export type { ScaledScheduler, ScaledSchedulerOptions } from './clock/scaled-scheduler.js';
+export { runTaskStoreContract, taskStoreContract } from './store-contract.js';
+export type {
+  ContractListFilter,
+  ContractTaskRecord,
+  ContractTestFramework,
+  TaskStoreContractCase,
+  TaskStoreContractOptions,
+  TaskStoreLike,
+} from './store-contract.js';

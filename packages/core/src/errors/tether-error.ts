@@ -54,7 +54,14 @@ export type TetherErrorCode =
   | 'PROTOCOL_VIOLATION'
   /** A push receiver refused a webhook call; `status` is the HTTP status it answered (401, 404, 413 …). */
   | 'PUSH_REFUSED'
-  /** The task store failed a write (`cause` is the store's error; `taskId` names the task). */
+  /** A stored task record cannot be used: not JSON, not an object, no `taskId`, or a newer `schemaVersion`. */
+  | 'STORE_CORRUPT'
+  /** A task store could not read a record or its directory (permissions, I/O error); `cause` is the failure. */
+  | 'STORE_READ_FAILED'
+  /**
+   * A task store could not write or delete a record (permissions, full disk); the previous record is
+   * intact. From the engine: `taskId` names the task, `cause` is the store's error.
+   */
   | 'STORE_WRITE_FAILED'
   /** The task's record belongs to another principal than this client's (`connect(url, { principal })`). */
   | 'PRINCIPAL_MISMATCH'
