@@ -36,6 +36,8 @@ export type {
   TaskView,
 } from './task/task-event.js';
 export type { TasksFilter } from './task/records.js';
+export type { PushChannel, PushDelivery } from './task/follow-context.js';
+export type { DeliveryMode } from './task/follower.js';
 export { MemoryTaskStore } from './store/memory-task-store.js';
 export { TASK_RECORD_VERSION, isActiveRecord } from './store/task-store.js';
 export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord } from './store/task-store.js';

@@ -134,3 +134,38 @@ describe.each(combos)('official $name server pushing to the receiver', (combo) =
     receiver.forget(taskId);
   }, TEST_TIMEOUT);
 });
+
+describe.each(combos)('Tether follows a task by push on the official $name server', (combo) => {
+  it('delivery auto: the webhook goes with the send, no SSE stream opens, done() has the agent\'s artifacts', async () => {
+    const requests: string[] = [];
+    const client = await connect(combo.server().cardUrl, {
+      preferredBindings: [combo.binding],
+      protocolVersions: [combo.version],
+      cardCache: false,
+      push: { receiver, url: `${hookOrigin}/tether/${combo.binding}/${combo.version}`, safetyPollMs: 60_000 },
+      fetch: (input, init) => {
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : undefined;
+        requests.push(`${init?.method ?? 'GET'} ${String(input)} ${body?.method ?? ''}`);
+        return fetch(input, init);
+      },
+    });
+    const handle = await client.start('stream updates=2 chunks=3 delayMs=100');
+    const states: string[] = [];
+    const connections: string[] = [];
+    for await (const event of handle.events()) {
+      if (event.type === 'status') states.push(event.state);
+      if (event.type === 'connection') connections.push(event.state);
+    }
+    const final = await handle.done();
+    expect(final.status.state).toBe('completed');
+    expect(final.artifacts.map((a) => a.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')).join('')).toBe('chunk-0;chunk-1;chunk-2;');
+    expect(states.at(-1)).toBe('completed');
+    expect(connections).toContain('waiting-push');
+    // No stream was opened: every send and read was unary.
+    expect(requests.filter((r) => /message:stream|:subscribe|SendStreamingMessage|SubscribeToTask|message\/stream|tasks\/resubscribe/.test(r))).toEqual([]);
+    // The pushes, not a fast poll, brought the updates: far fewer GetTasks than the task's events.
+    const gets = requests.filter((r) => /GetTask|tasks\/get|\/tasks\/[^/:]+$/.test(r)).length;
+    expect(gets).toBeGreaterThanOrEqual(1);
+    expect(gets).toBeLessThanOrEqual(8);
+  }, TEST_TIMEOUT);
+});

@@ -24,7 +24,7 @@ import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { listRecords, type TasksFilter } from '../task/records.js';
-import type { AgentFacts, EngineClient, FollowContext } from '../task/follow-context.js';
+import type { AgentFacts, EngineClient, FollowContext, PushDelivery } from '../task/follow-context.js';
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { Scheduler } from '../util/scheduler.js';
@@ -44,6 +44,7 @@ export interface A2AClientInit {
   store: TaskStore;
   principal: string | undefined;
   retentionMs: number;
+  push: PushDelivery | undefined;
   resilience: ResilienceOptions;
   scheduler: Scheduler;
   random: () => number;
@@ -252,6 +253,7 @@ export class A2AClient {
       store: this.init.store,
       principal: this.init.principal,
       retentionMs: this.init.retentionMs,
+      push: this.init.push,
       scheduler: this.init.scheduler,
       random: this.init.random,
       resilience: this.init.resilience,
@@ -272,6 +274,7 @@ export class A2AClient {
         streaming: this.card.capabilities.streaming === true,
         listTasks: version === '1.0',
         subscribeSnapshot: version === '1.0',
+        push: this.card.capabilities.pushNotifications === true,
       };
     };
     const params = (message: Message, options: SendOptions): SendParams => {
@@ -292,6 +295,8 @@ export class A2AClient {
       getTask: (taskId, options) => this.run((t) => t.getTask(taskId, options.historyLength, options)),
       listTasks: (query, options) => this.run((t) => t.listTasks(query, options)),
       cancelTask: (taskId, options) => this.run((t) => t.cancelTask(taskId, options.metadata, options)),
+      createPushConfig: (config, options) => this.run((t) => t.createPushConfig(config, options)),
+      deletePushConfig: (taskId, configId, options) => this.run((t) => t.deletePushConfig(taskId, configId, options)),
     };
   }
 

@@ -9,6 +9,7 @@ import { resolveCard } from '../card/resolve-card.js';
 import { DEFAULTS, type ResilienceOptions } from '../defaults.js';
 import { MemoryTaskStore } from '../store/memory-task-store.js';
 import type { TaskStore } from '../store/task-store.js';
+import type { PushDelivery } from '../task/follow-context.js';
 import { realScheduler, type Scheduler } from '../util/scheduler.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
@@ -70,6 +71,11 @@ export interface ConnectOptions extends NegotiationPreferences {
   principal?: string | undefined;
   /** How long a finished task's record is kept (see {@link DEFAULTS}.retentionMs). */
   retentionMs?: number | undefined;
+  /**
+   * Push delivery: the receiver that gets the agent's webhook calls and the URL that reaches it. With
+   * it, `start(…, { delivery: 'auto' })` follows by push when the card says the agent can push.
+   */
+  push?: PushDelivery | undefined;
   /** Task engine settings; anything left out comes from {@link DEFAULTS}.resilience. */
   resilience?: Partial<ResilienceOptions> | undefined;
   /** Clock and timers of the task engine (inject a fake one in tests). */
@@ -172,6 +178,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     store: options.store ?? new MemoryTaskStore(),
     principal: options.principal,
     retentionMs: options.retentionMs ?? DEFAULTS.retentionMs,
+    push: options.push,
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,
     random: options.random ?? Math.random,

@@ -18,7 +18,9 @@ export interface TaskRecord {
   /** The last SSE event id, for agents that number their events. */
   lastEventId?: string | undefined;
   /** How the task is followed. */
-  delivery?: 'stream' | 'poll' | undefined;
+  delivery?: 'stream' | 'poll' | 'push' | undefined;
+  /** Push delivery: the id of the webhook config registered for the task (its token is never stored). */
+  pushConfigId?: string | undefined;
   /** A cancel that was asked for (a request, not a confirmation), and what was seen afterwards. */
   cancel?: CancelRecord | undefined;
   /**

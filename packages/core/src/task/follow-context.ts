@@ -1,4 +1,4 @@
-import type { Message, SendResult, Task, TaskPage } from '../model/types.js';
+import type { Message, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { EventFeed } from '../transport/event-feed.js';
 import type { CallOptions, ListTasksQuery, SendOptions } from '../transport/transport.js';
@@ -15,6 +15,8 @@ export interface AgentFacts {
   listTasks: boolean;
   /** Subscriptions start with a Task snapshot (v1.0); otherwise one is fetched when a subscription opens. */
   subscribeSnapshot: boolean;
+  /** The card says the agent can push task updates to a webhook (`capabilities.pushNotifications`). */
+  push: boolean;
 }
 
 /**
@@ -29,6 +31,31 @@ export interface EngineClient {
   getTask(taskId: string, options: { historyLength?: number | undefined; signal?: AbortSignal | undefined }): Promise<Task>;
   listTasks(query: ListTasksQuery, options: CallOptions): Promise<TaskPage>;
   cancelTask(taskId: string, options: { metadata?: Record<string, unknown> | undefined } & CallOptions): Promise<Task>;
+  createPushConfig(config: PushNotificationConfig, options: CallOptions): Promise<PushNotificationConfig>;
+  deletePushConfig(taskId: string, configId: string, options: CallOptions): Promise<void>;
+}
+
+/**
+ * Where pushes for the client's tasks arrive: the push receiver of `@a2a-tether/node`
+ * (`createPushReceiver`) is one. Runtime-neutral: the engine only registers tasks and listens.
+ */
+export interface PushChannel {
+  /** Accept pushes for this task from now on, authenticated by this token (the push config's `token`). */
+  expect(taskId: string, options?: { token?: string | undefined }): void;
+  /** Stop accepting pushes for this task. */
+  forget(taskId: string): void;
+  /** Call `listener` when pushes for the task arrive (merged while it is busy); returns the unsubscribe. */
+  subscribe(taskId: string, listener: (notice: unknown) => void | Promise<void>): () => void;
+}
+
+/** Push delivery (`connect(url, { push })`): where agents post, and who receives it. */
+export interface PushDelivery {
+  /** The receiver the webhook URL reaches. */
+  receiver: PushChannel;
+  /** The webhook URL agents post to (must reach `receiver`). */
+  url: string;
+  /** While waiting for pushes, GetTask this often anyway, in case a push was lost (ms; default 60 000). */
+  safetyPollMs?: number | undefined;
 }
 
 /** What every task a client follows shares. */
@@ -39,6 +66,8 @@ export interface FollowContext {
   principal: string | undefined;
   /** How long a finished task's record is kept (ms). */
   retentionMs: number;
+  /** Push delivery, when the client was given a receiver. */
+  push: PushDelivery | undefined;
   scheduler: Scheduler;
   random: () => number;
   resilience: ResilienceOptions;

@@ -21,8 +21,12 @@ import type { ConnectionEvent, ConnectionState, TaskEvent } from './task-event.j
 
 /** How a task is followed and how long to wait for a human. */
 export interface FollowOptions {
-  /** `auto` (default): stream if the card says the agent can, else poll. */
-  delivery?: 'auto' | 'stream' | 'poll' | undefined;
+  /**
+   * `auto` (default): push when the client has a push receiver (`connect(url, { push })`) and the card
+   * says the agent can push; else stream if the card says the agent can; else poll. `push` insists on
+   * push (an error if either is missing).
+   */
+  delivery?: 'auto' | 'stream' | 'poll' | 'push' | undefined;
   /** At input-required / auth-required, fail `done()` with INPUT_TIMEOUT after this long without `reply()`. */
   inputTimeoutMs?: number | undefined;
   /** With `inputTimeoutMs`: also ask the agent to cancel the task. */
@@ -48,6 +52,8 @@ export interface CancelOptions extends CallOptions {
 }
 
 const DEFAULT_CANCEL_WAIT_MS = 5_000;
+/** Push mode: GetTask this often anyway while waiting for pushes (ms), unless `push.safetyPollMs` says otherwise. */
+const PUSH_SAFETY_POLL_MS = 60_000;
 
 /** Where a follower reports to (its task handle). */
 export interface FollowerSink {
@@ -55,6 +61,9 @@ export interface FollowerSink {
   finished(task: Task): void;
   failed(error: TetherError): void;
 }
+
+/** How a task is followed: its stream, GetTask polls, or the agent's pushes (with a slow safety poll). */
+export type DeliveryMode = 'stream' | 'poll' | 'push';
 
 /** What the first send of `start()` came back with. */
 export type StartAck = { kind: 'task' } | { kind: 'message'; message: Message };
@@ -163,7 +172,7 @@ export class TaskFollower {
   private readonly stopper = new AbortController();
   /** Resolves when the follow ended. */
   private readonly over = deferred<void>();
-  private mode: 'stream' | 'poll';
+  private mode: DeliveryMode;
   private connection: ConnectionState = 'connecting';
   private everConnected = false;
   private retry: RetryDecision | undefined;
@@ -187,6 +196,14 @@ export class TaskFollower {
   /** How many times the task moved (a poll compares it to tell a change). */
   private moves = 0;
   private running = false;
+  /** Push mode: a push arrived that no GetTask has looked at yet. */
+  private pushDirty = false;
+  /** Push mode: wakes a safety-poll wait when a push arrives. */
+  private pushWake: (() => void) | undefined;
+  private pushUnsubscribe: (() => void) | undefined;
+  /** Push mode: this task's push config (its token is never stored). */
+  private pushConfig: { id: string; token: string } | undefined;
+  private readonly oldPushConfigId: string | undefined;
   /** Resolves once the task's record is stored (G1). */
   stored: Promise<void> = Promise.resolve();
 
@@ -194,7 +211,7 @@ export class TaskFollower {
     private readonly context: FollowContext,
     private readonly sink: FollowerSink,
     private readonly options: FollowOptions,
-    resume?: { taskId: string; contextId: string; lastEventId: string | undefined; mode: 'stream' | 'poll' },
+    resume?: { taskId: string; contextId: string; lastEventId: string | undefined; mode: DeliveryMode; pushConfigId?: string | undefined },
   ) {
     const { resilience, scheduler, random } = context;
     this.limiter = new RequestLimiter(resilience.maxRequestsPerWindow, resilience.requestWindowMs, scheduler);
@@ -208,6 +225,7 @@ export class TaskFollower {
       this.reconciler = new Reconciler(resume.taskId, resume.contextId);
       this.writer = new StoreWriter(context.store, resume.taskId, () => scheduler.now(), (error) => this.storeFailed(error));
       this.lastEventId = resume.lastEventId;
+      this.oldPushConfigId = resume.pushConfigId;
       this.gap = true;
       this.phase = resume.mode === 'stream' && context.client.agent.streaming ? { name: 'resubscribing' } : { name: 'polling', delayMs: 0 };
     } else {
@@ -237,8 +255,14 @@ export class TaskFollower {
   }
 
   /** Sends the creating message and follows the task it creates. Resolves once the agent answered. */
-  start(message: Message, mode: 'stream' | 'poll', options: SendOptions): Promise<StartAck> {
+  start(message: Message, mode: DeliveryMode, options: SendOptions): Promise<StartAck> {
     this.mode = mode;
+    const push = this.context.push;
+    if (mode === 'push' && push) {
+      // The webhook is registered with the creating send; its token authenticates the agent's pushes.
+      this.pushConfig = { id: `tether-${this.context.newId()}`, token: `${this.context.newId()}${this.context.newId()}` };
+      options = { ...options, pushNotification: { id: this.pushConfig.id, url: push.url, token: this.pushConfig.token } };
+    }
     const ack = deferred<StartAck>();
     this.pending = { message, purpose: 'start', options, ack };
     void this.run();
@@ -247,7 +271,52 @@ export class TaskFollower {
 
   /** Follows a known task (after a restart, a detach, or from another process). */
   resume(): void {
+    if (this.mode === 'push') {
+      void this.rearmPush().then(() => this.run());
+      return;
+    }
     void this.run();
+  }
+
+  /**
+   * A resumed push-mode task: the token of its webhook was never stored, so a new config is registered
+   * (and the old one removed). If the agent refuses, the task is polled instead.
+   */
+  private async rearmPush(): Promise<void> {
+    const push = this.context.push;
+    const r = this.reconciler as Reconciler;
+    if (!push || !this.context.client.agent.push) {
+      this.mode = 'poll';
+      this.persist({ delivery: 'poll' });
+      return;
+    }
+    const config = { id: `tether-${this.context.newId()}`, token: `${this.context.newId()}${this.context.newId()}` };
+    try {
+      await this.context.client.createPushConfig({ taskId: r.taskId, id: config.id, url: push.url, token: config.token }, { signal: this.stopper.signal });
+    } catch {
+      this.mode = 'poll';
+      this.persist({ delivery: 'poll' });
+      return;
+    }
+    this.pushConfig = config;
+    this.listenForPushes(r.taskId);
+    const old = this.oldPushConfigId;
+    if (old !== undefined && old !== config.id) {
+      // Best effort: a config nobody can authenticate any more only costs the agent refused posts.
+      void this.context.client.deletePushConfig(r.taskId, old, { signal: this.stopper.signal }).catch(() => undefined);
+    }
+  }
+
+  /** Push mode: the receiver accepts this task's pushes; each one wakes the safety-poll wait. */
+  private listenForPushes(taskId: string): void {
+    const push = this.context.push;
+    if (!push || !this.pushConfig || this.pushUnsubscribe) return;
+    push.receiver.expect(taskId, { token: this.pushConfig.token });
+    this.pushUnsubscribe = push.receiver.subscribe(taskId, () => {
+      this.pushDirty = true;
+      this.pushWake?.();
+    });
+    this.persist({ pushConfigId: this.pushConfig.id });
   }
 
   /**
@@ -452,7 +521,7 @@ export class TaskFollower {
     return {
       taskId: this.taskId ?? '',
       state: this.reconciler?.state ?? 'unknown',
-      mode: canStream ? this.mode : 'poll',
+      mode: canStream && this.mode === 'stream' ? 'stream' : 'poll',
       awaitingNews: this.awaitingNews,
       futileStreams: this.futileStreams,
       futileLimit: r.emptyConnectionsBeforePolling,
@@ -467,7 +536,7 @@ export class TaskFollower {
   private enter(phase: Phase): void {
     const before = this.phase;
     this.phase = phase;
-    if (phase.name === 'polling' && this.mode !== 'poll') {
+    if (phase.name === 'polling' && this.mode === 'stream') {
       this.mode = 'poll';
       this.persist({ delivery: 'poll' });
     }
@@ -485,6 +554,7 @@ export class TaskFollower {
     const phase = this.phase;
     let state = connectionOf(phase);
     if (state === undefined || phase.name === 'detached') return;
+    if (state === 'polling' && this.mode === 'push' && this.pushConfig) state = 'waiting-push';
     if (state === 'reconnecting' && !this.everConnected) state = 'connecting';
     const terminal = isTerminalState(this.reconciler?.state ?? 'unknown');
     // After the task ended nothing but `closed` is news (no "reconnecting" after completion).
@@ -504,6 +574,9 @@ export class TaskFollower {
 
   private finish(): void {
     this.inputWait.stop();
+    this.pushUnsubscribe?.();
+    this.pushUnsubscribe = undefined;
+    if (this.pushConfig && this.reconciler) this.context.push?.receiver.forget(this.reconciler.taskId);
     this.stopper.abort();
     this.over.resolve();
     const phase = this.phase;
@@ -601,7 +674,7 @@ export class TaskFollower {
   }
 
   /** The agent named the task: the handle can follow it, and its record is stored (G1). */
-  private identify(taskId: string, contextId: string, mode: 'stream' | 'poll'): void {
+  private identify(taskId: string, contextId: string, mode: DeliveryMode): void {
     const now = this.context.scheduler.now();
     this.reconciler = new Reconciler(taskId, contextId);
     this.writer = new StoreWriter(this.context.store, taskId, () => this.context.scheduler.now(), (error) => this.storeFailed(error));
@@ -618,6 +691,7 @@ export class TaskFollower {
       delivery: mode,
       ...(principal === undefined ? {} : { principal }),
     });
+    if (mode === 'push') this.listenForPushes(taskId);
   }
 
   /** A store write failed: the app hears of it (the follow goes on; `flush()` rejects with it). */
@@ -752,7 +826,7 @@ export class TaskFollower {
       this.deliver(this.reconciler.applyEvent(answer));
       return { kind: 'task' };
     }
-    if (!this.reconciler) this.identify(answer.id, answer.contextId, 'poll');
+    if (!this.reconciler) this.identify(answer.id, answer.contextId, this.mode === 'push' ? 'push' : 'poll');
     this.absorbSnapshot(answer, false);
     return { kind: 'task' };
   }
@@ -999,7 +1073,11 @@ export class TaskFollower {
 
   private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
     const r = this.reconciler as Reconciler;
-    if (delayMs > 0 && !(await sleep(this.context.scheduler, delayMs, signal))) return INTERRUPTED;
+    if (this.mode === 'push' && this.pushConfig) {
+      // Waiting for the agent's pushes: a push wakes the wait at once; the safety poll catches a lost one.
+      if (!this.pushDirty && !(await this.waitForPush(delayMs, signal))) return INTERRUPTED;
+      this.pushDirty = false;
+    } else if (delayMs > 0 && !(await sleep(this.context.scheduler, delayMs, signal))) return INTERRUPTED;
     if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
     let task: Task;
     try {
@@ -1012,8 +1090,32 @@ export class TaskFollower {
     this.budget.reset();
     const before = this.moves;
     this.absorbSnapshot(task, false);
-    this.pollDelay = this.cadence.after(this.moves !== before);
+    if (this.mode === 'push' && this.pushConfig) {
+      // The agent answered: a task that waits for its pushes is not quiet, however long it runs.
+      this.quietSince = this.context.scheduler.now();
+      this.pollDelay = this.pushDirty ? 0 : (this.context.push?.safetyPollMs ?? PUSH_SAFETY_POLL_MS);
+    } else {
+      this.pollDelay = this.cadence.after(this.moves !== before);
+    }
     return { type: 'polled' };
+  }
+
+  /** Resolves true when a push arrives or `ms` pass (the safety poll), false when the step is interrupted. */
+  private waitForPush(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (value: boolean): void => {
+        this.pushWake = undefined;
+        if (timer !== undefined) this.context.scheduler.clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onAbort = (): void => done(false);
+      const timer = ms > 0 ? this.context.scheduler.setTimeout(() => done(true), ms) : undefined;
+      this.pushWake = () => done(true);
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (ms <= 0) done(true);
+    });
   }
 
   private async inputStep(signal: AbortSignal): Promise<Outcome> {

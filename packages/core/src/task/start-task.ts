@@ -2,7 +2,7 @@ import { TetherError } from '../errors/tether-error.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { SendOptions } from '../transport/transport.js';
 import type { FollowContext } from './follow-context.js';
-import { TaskFollower, type FollowOptions } from './follower.js';
+import { TaskFollower, type DeliveryMode, type FollowOptions } from './follower.js';
 import { TASK_RECORD_VERSION } from '../store/task-store.js';
 import { TaskHandle } from './task-handle.js';
 import { storeWriteFailed } from './store-writer.js';
@@ -13,8 +13,22 @@ export type StartOptions = Omit<SendOptions, 'returnImmediately'> & FollowOption
 /** Options of `client.resume()`. */
 export type ResumeOptions = FollowOptions;
 
-function chooseMode(delivery: FollowOptions['delivery'], streaming: boolean): 'stream' | 'poll' {
-  if (delivery === 'poll' || !streaming) return 'poll';
+/** How to follow: what the caller asked for, what the client has (a push receiver), what the card says. */
+function chooseMode(context: FollowContext, delivery: FollowOptions['delivery']): DeliveryMode {
+  const agent = context.client.agent;
+  if (delivery === 'push') {
+    if (!context.push) {
+      throw new TetherError('INVALID_ARGUMENT', "delivery 'push' needs a push receiver: connect(url, { push: { receiver, url } })", { maybeDelivered: false });
+    }
+    if (!agent.push) {
+      throw new TetherError('UNSUPPORTED_OPERATION', `the agent's card does not offer push notifications (capabilities.pushNotifications); use 'auto', 'stream' or 'poll'`, {
+        maybeDelivered: false,
+      });
+    }
+    return 'push';
+  }
+  if ((delivery === undefined || delivery === 'auto') && context.push && agent.push) return 'push';
+  if (delivery === 'poll' || !agent.streaming) return 'poll';
   return 'stream';
 }
 
@@ -29,7 +43,7 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
   const follower = new TaskFollower(context, TaskHandle.sink(() => holder.handle), { inputTimeoutMs, cancelOnInputTimeout });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
   const handle = (holder.handle = new TaskHandle(context, follower));
-  const ack = await follower.start(message, chooseMode(delivery, context.client.agent.streaming), send);
+  const ack = await follower.start(message, chooseMode(context, delivery), send);
   if (ack.kind === 'message') return new TaskHandle(context, undefined, ack.message);
   try {
     await follower.stored;
@@ -60,7 +74,7 @@ export async function resumeTask(context: FollowContext, taskId: string, options
       maybeDelivered: false,
     });
   }
-  const mode = chooseMode(options.delivery ?? record?.delivery ?? 'auto', client.agent.streaming);
+  const mode = chooseMode(context, options.delivery ?? record?.delivery ?? 'auto');
   if (!record) {
     const now = scheduler.now();
     await store.put({
@@ -81,6 +95,7 @@ export async function resumeTask(context: FollowContext, taskId: string, options
     contextId: record?.contextId ?? '',
     lastEventId: record?.lastEventId,
     mode,
+    pushConfigId: record?.pushConfigId,
   });
   const handle = (holder.handle = new TaskHandle(context, follower));
   follower.resume();

@@ -3,7 +3,7 @@ import type { TaskRecord, TaskStore } from '../store/task-store.js';
 
 /** The fields of a task's record that change while it is followed. */
 export type RecordChange = Partial<
-  Pick<TaskRecord, 'state' | 'contextId' | 'lastEventId' | 'delivery' | 'cancel' | 'outcome' | 'lastError' | 'expiresAt'>
+  Pick<TaskRecord, 'state' | 'contextId' | 'lastEventId' | 'delivery' | 'pushConfigId' | 'cancel' | 'outcome' | 'lastError' | 'expiresAt'>
 >;
 
 /** A store's failure as a typed error naming the task. */

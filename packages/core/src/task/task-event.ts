@@ -10,11 +10,13 @@ import type { Artifact, Message, Metadata, Part, TaskState } from '../model/type
  *   (the event carries the attempt, the delay and the error);
  * - `polling`: no stream (the agent cannot stream, refused to subscribe, or streams kept dying);
  *   GetTask on an adaptive cadence, with tries to stream again when the card says it can;
+ * - `waiting-push`: no stream; the agent pushes the task's updates to the client's webhook receiver
+ *   (`connect(url, { push })`), each push answered by one GetTask, with a slow safety poll;
  * - `waiting`: the task is paused at `input-required` / `auth-required`; nothing is open until `reply()`
  *   (at `auth-required` the engine still looks every `authRequiredPollMs`);
  * - `closed`: the follow ended (terminal state, typed error, or `detach()`); nothing follows it.
  */
-export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'polling' | 'waiting' | 'closed';
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'polling' | 'waiting-push' | 'waiting' | 'closed';
 
 /** The task's status changed. Never the same status twice; never anything after a terminal state. */
 export interface StatusEvent {
