@@ -1,12 +1,62 @@
-import { connect as coreConnect, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
-import { defaultNodeFetch, type NodeFetch } from './node-fetch.js';
+import type { LookupAddress } from 'node:dns';
+import { connect as coreConnect, TetherError, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
+import { parseAddress } from './address-kind.js';
+import { guardedNodeFetch, type NodeFetch } from './node-fetch.js';
+import { NetworkPolicy, type NetworkOptions } from './ssrf-guard.js';
+
+/** Options of node's {@link connect}: core's, plus the SSRF guard's settings. */
+export interface NodeConnectOptions extends ConnectOptions {
+  /**
+   * Where Tether's own fetch may connect (the SSRF guard, on by default): URLs from the agent card
+   * and redirects reach only public addresses over http(s), unless the URL you pass is itself local
+   * (then loopback, private, link-local and unspecified addresses are allowed too) or `allow` lists
+   * them. Cannot be combined with `fetch`: a fetch you pass is used as is (build a guarded one with
+   * `createNodeFetch({ network })`). See docs/node.md, "Network settings and the SSRF guard".
+   */
+  network?: NetworkOptions | undefined;
+}
+
+const LOCAL_KINDS = new Set(['loopback', 'private', 'link-local', 'unspecified']);
+
+/** Whether the URL the caller named is a local agent: its host is, or resolves to, a non-public address. */
+async function isLocal(url: URL, policy: NetworkPolicy): Promise<boolean> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (parseAddress(host)) return LOCAL_KINDS.has(policy.kindOf(host));
+  const addresses = await new Promise<LookupAddress[]>((resolve) => {
+    policy.lookup(host, { all: true }, (error, found) => {
+      // Unresolvable: the card request will say so (NETWORK); for the guard it is not local.
+      resolve(error ? [] : Array.isArray(found) ? found : [{ address: found, family: 4 }]);
+    });
+  });
+  return addresses.some((entry) => LOCAL_KINDS.has(policy.kindOf(entry.address)));
+}
 
 /**
- * Connects to an A2A agent from Node.js: `@a2a-tether/core`'s `connect()` with undici's fetch
- * (keep-alive agent, no body timeout for long silent streams) unless `options.fetch` is given.
+ * Connects to an A2A agent from Node.js: `@a2a-tether/core`'s `connect()` over undici (keep-alive
+ * agent, no body timeout for long silent streams) with the SSRF guard on, unless `options.fetch`
+ * is given.
+ *
+ * @throws TetherError `ADDRESS_NOT_ALLOWED` when the card or a redirect leads where `network`
+ *   does not allow (also from later calls of the client), besides everything core's `connect()` throws.
  */
-export function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
-  const fetch = options.fetch ?? defaultNodeFetch();
+export async function connect(url: string | URL, options: NodeConnectOptions = {}): Promise<A2AClient> {
+  const { network, ...rest } = options;
+  let fetch = options.fetch;
+  if (fetch) {
+    if (network) {
+      throw new TetherError('INVALID_ARGUMENT', 'connect: `network` applies to Tether\'s own fetch; with `fetch`, pass createNodeFetch({ network }) as that fetch');
+    }
+  } else {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // core's connect() reports the bad URL
+    }
+    let allowPrivate = network?.allowPrivate;
+    if (allowPrivate === undefined && parsed) allowPrivate = await isLocal(parsed, new NetworkPolicy(network ?? {}));
+    fetch = guardedNodeFetch({ ...network, allowPrivate: allowPrivate ?? false });
+  }
   const stream = (fetch as Partial<NodeFetch>).stream;
-  return coreConnect(url, { ...options, fetch, ...(stream && options.streamFetch === undefined ? { streamFetch: stream } : {}) });
+  return coreConnect(url, { ...rest, fetch, ...(stream && options.streamFetch === undefined ? { streamFetch: stream } : {}) });
 }

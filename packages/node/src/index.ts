@@ -5,6 +5,10 @@
 // a deliberate exception to "no export *", so the two lists cannot drift (docs/design/decisions.md D11).
 export * from '@a2a-tether/core';
 export { connect } from './connect.js';
+export type { NodeConnectOptions } from './connect.js';
+export { classifyAddress } from './address-kind.js';
+export type { AddressKind } from './address-kind.js';
+export type { NetworkOptions } from './ssrf-guard.js';
 export { createNodeFetch, defaultNodeFetch } from './node-fetch.js';
 export type { NodeFetch, NodeFetchOptions } from './node-fetch.js';
 export { createPushReceiver } from './push/push-receiver.js';

@@ -50,6 +50,12 @@ export type TetherErrorCode =
   | 'INVALID_ARGUMENT'
   /** A redirect would carry credentials to another origin (or cannot be inspected). */
   | 'REDIRECT_BLOCKED'
+  /**
+   * The SSRF guard of `@a2a-tether/node` refused a URL (from the card, or a redirect) before
+   * connecting: a non-http(s) scheme, or a host that resolves to a loopback, private, link-local,
+   * unspecified, metadata or reserved address. See `network` in node's `connect()` options.
+   */
+  | 'ADDRESS_NOT_ALLOWED'
   /** The agent broke a protocol rule (e.g. a state after a terminal state). */
   | 'PROTOCOL_VIOLATION'
   /** A push receiver refused a webhook call; `status` is the HTTP status it answered (401, 404, 413 …). */
@@ -103,7 +109,12 @@ export interface TetherErrorOptions extends ErrorContext {
 const BRAND = Symbol.for('a2a-tether.error.kinds');
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 // Raised only by checks made before any request, so nothing can have reached the agent.
-const LOCAL_CODES: ReadonlySet<TetherErrorCode> = new Set(['INVALID_ARGUMENT', 'UNSUPPORTED_OPERATION', 'NO_COMPATIBLE_INTERFACE']);
+const LOCAL_CODES: ReadonlySet<TetherErrorCode> = new Set([
+  'INVALID_ARGUMENT',
+  'UNSUPPORTED_OPERATION',
+  'NO_COMPATIBLE_INTERFACE',
+  'ADDRESS_NOT_ALLOWED',
+]);
 
 function defaultRetryable(code: TetherErrorCode, status: number | undefined): boolean {
   switch (code) {

@@ -172,7 +172,11 @@ export class HttpClient {
           redirect: applied.credentialed ? 'manual' : 'follow',
         });
       } catch (error) {
-        throw link.errorFor(unsent ? { ...context, maybeDelivered: false } : context, timeoutMs, error) ?? networkError(error, context);
+        throw (
+          link.errorFor(unsent ? { ...context, maybeDelivered: false } : context, timeoutMs, error) ??
+          fetchOwnError(error, context) ??
+          networkError(error, context)
+        );
       }
 
       if (response.type === 'opaqueredirect') {
@@ -305,6 +309,21 @@ function isBlockedPort(error: unknown): boolean {
     current = (current as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/**
+ * A fetch that throws a `TetherError` itself (the Node SSRF guard's `ADDRESS_NOT_ALLOWED`, whose
+ * message names no request) has decided the outcome: its code and classification stand, with this
+ * request's context added.
+ */
+function fetchOwnError(error: unknown, context: ErrorContext): TetherError | undefined {
+  if (!(error instanceof TetherError)) return undefined;
+  return new TetherError(error.code, error.message, {
+    ...context,
+    cause: error,
+    isRetryable: error.isRetryable,
+    maybeDelivered: error.maybeDelivered,
+  });
 }
 
 function networkError(error: unknown, context: ErrorContext): TetherError {
