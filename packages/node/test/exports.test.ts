@@ -2,7 +2,7 @@
 // re-export them whole, plus their own `connect`. Checked on the sources, then on what users get:
 // the built JS (ESM and CJS, in a plain Node process) and the built type declarations.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as core from '@a2a-tether/core';
@@ -168,6 +168,13 @@ process.exit(0);
 describe('public surface (built)', () => {
   it('has been built (run `pnpm build` first)', () => {
     for (const file of Object.values(DIST)) expect(existsSync(file), `${file} is missing`).toBe(true);
+  });
+
+  it('only the ./redis subpath loads the redis client, never the root entry', () => {
+    const loadsRedis = /(?:from\s*|import\(\s*|require\(\s*)["']redis["']/;
+    for (const file of [DIST.nodeEsm, DIST.nodeCjs]) expect(readFileSync(file, 'utf8'), file).not.toMatch(loadsRedis);
+    expect(readFileSync(`${packages}node/dist/redis.js`, 'utf8')).toMatch(loadsRedis);
+    expect(readFileSync(`${packages}node/dist/redis.cjs`, 'utf8')).toMatch(loadsRedis);
   });
 
   it('the built ESM and CJS of node and browser re-export core, with their own connect', async () => {
