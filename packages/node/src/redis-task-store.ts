@@ -69,7 +69,7 @@ export interface RedisTaskStore extends TaskStore {
 
 const DEFAULT_PREFIX = 'tether:';
 const DEFAULT_LEASE_MS = 30_000;
-// Optimistic updates retried this many times against concurrent writers before giving up.
+// Optimistic updates retried this many times against other processes' writes before giving up.
 const MAX_UPDATE_ATTEMPTS = 100;
 const MGET_CHUNK = 500;
 
@@ -169,7 +169,7 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
     // Failed commands reject on their own and the client reconnects by itself; without a listener
     // a connection error would crash the process.
     created.on('error', () => undefined);
-    client = created as unknown as RedisStoreClient;
+    client = created;
   }
   if (!client.isOpen) await client.connect();
 
@@ -182,6 +182,27 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
   async function read(taskId: string): Promise<string | undefined> {
     const raw = await client.get(recordKey(taskId));
     return raw === null || raw === undefined ? undefined : String(raw);
+  }
+
+  const queued = new Map<string, Promise<TaskRecord | undefined>>();
+
+  async function updateNow(
+    taskId: string,
+    change: (current: TaskRecord | undefined) => TaskRecord | undefined,
+  ): Promise<TaskRecord | undefined> {
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const raw = await read(taskId);
+      const next = change(raw === undefined ? undefined : parse(recordKey(taskId), raw));
+      const written = next === undefined ? '' : JSON.stringify(next);
+      if (await run(COMPARE_AND_SET, [recordKey(taskId), idsKey], [raw === undefined ? '0' : '1', raw ?? '', written, taskId])) {
+        return next;
+      }
+    }
+    throw new TetherError(
+      'RETRY_EXHAUSTED',
+      `Redis task store: the update of task ${taskId} lost ${MAX_UPDATE_ATTEMPTS} races in a row to other writers`,
+      { taskId },
+    );
   }
 
   function makeLease(taskId: string, owner: string, acquiredTtl: number): TaskLease {
@@ -206,20 +227,20 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
       await run(WRITE, [recordKey(record.taskId), idsKey], [JSON.stringify(record), record.taskId]);
     },
 
-    async update(taskId, change) {
-      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-        const raw = await read(taskId);
-        const next = change(raw === undefined ? undefined : parse(recordKey(taskId), raw));
-        const written = next === undefined ? '' : JSON.stringify(next);
-        if (await run(COMPARE_AND_SET, [recordKey(taskId), idsKey], [raw === undefined ? '0' : '1', raw ?? '', written, taskId])) {
-          return next;
-        }
-      }
-      throw new TetherError(
-        'RETRY_EXHAUSTED',
-        `Redis task store: the update of task ${taskId} lost ${MAX_UPDATE_ATTEMPTS} races in a row to other writers`,
-        { taskId },
+    update(taskId, change) {
+      // One update per task at a time from this store: a process then races only other processes,
+      // not its own concurrent updates (which would all read the same value and all but one retry).
+      const previous = queued.get(taskId) ?? Promise.resolve();
+      const next = previous.then(
+        () => updateNow(taskId, change),
+        () => updateNow(taskId, change),
       );
+      queued.set(taskId, next);
+      const forget = (): void => {
+        if (queued.get(taskId) === next) queued.delete(taskId);
+      };
+      next.then(forget, forget);
+      return next;
     },
 
     async list(filter: TaskListFilter = {}) {

@@ -175,7 +175,8 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
   it('concurrent updates from two clients all land', async () => {
     const [a, b] = [await store(), await store()];
     await a.put({ ...record('n'), ...{ seen: [] as string[] } });
-    const PER_CLIENT = 40;
+    // Enough that updates racing within one client (not only across the two) would exhaust the retries.
+    const PER_CLIENT = 100;
     const bump = (s: RedisTaskStore, who: string, i: number): Promise<TaskRecord | undefined> =>
       s.update('n', (current) => {
         const seen = (current as unknown as { seen: string[] }).seen;
