@@ -1,4 +1,4 @@
-import { isTerminalState, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
+import { isActiveRecord, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
 import { createClient } from 'redis';
 
 /**
@@ -253,7 +253,7 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
           // Deleted between SMEMBERS and MGET: not listed.
           if (raw === null || raw === undefined) return;
           const record = parse(recordKey(chunk[index] as string), raw);
-          if (filter.active && isTerminalState(record.state)) return;
+          if (filter.active && !isActiveRecord(record)) return;
           if (filter.agentUrl !== undefined && record.agentUrl !== filter.agentUrl) return;
           out.push(record);
         });

@@ -141,13 +141,15 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       await s.put(record('w'));
       await s.put(record('c', { state: 'completed' }));
       await s.put(record('o', { agentUrl: 'http://other.test/' }));
+      // The agent no longer knows it: not terminal, but not to follow either.
+      await s.put(record('l', { outcome: { kind: 'lost', at: 2 } }));
       const ids = async (filter?: Parameters<RedisTaskStore['list']>[0]): Promise<string[]> => (await s.list(filter)).map((r) => r.taskId).sort();
-      expect(await ids()).toEqual(['c', 'o', 'w']);
+      expect(await ids()).toEqual(['c', 'l', 'o', 'w']);
       expect(await ids({ active: true })).toEqual(['o', 'w']);
-      expect(await ids({ agentUrl: 'http://agent.test/' })).toEqual(['c', 'w']);
+      expect(await ids({ agentUrl: 'http://agent.test/' })).toEqual(['c', 'l', 'w']);
       await s.delete('w');
       await s.delete('missing');
-      expect(await ids()).toEqual(['c', 'o']);
+      expect(await ids()).toEqual(['c', 'l', 'o']);
       expect(await s.get('w')).toBeUndefined();
     });
 
