@@ -35,6 +35,11 @@ export const DEFAULTS = {
    * until then; past it, `tasks()` and `resumeAll()` delete it. Set per client with `connect(url, { retentionMs })`.
    */
   retentionMs: 7 * 24 * 60 * 60_000,
+  /**
+   * Lease time to live when the store leases tasks (ms): a process that dies gives its tasks up to
+   * another after at most this long. Renewed every third of it.
+   */
+  leaseMs: 30_000,
   /** The task engine (`client.start()`, `client.resume()`): see {@link RESILIENCE_DEFAULTS}. */
   resilience: RESILIENCE_DEFAULTS,
 } as const;

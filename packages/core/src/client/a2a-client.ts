@@ -45,6 +45,8 @@ export interface A2AClientInit {
   principal: string | undefined;
   retentionMs: number;
   push: PushDelivery | undefined;
+  leaseOwner: string;
+  leaseMs: number;
   resilience: ResilienceOptions;
   scheduler: Scheduler;
   random: () => number;
@@ -254,6 +256,9 @@ export class A2AClient {
       principal: this.init.principal,
       retentionMs: this.init.retentionMs,
       push: this.init.push,
+      owner: this.init.leaseOwner,
+      leaseMs: this.init.leaseMs,
+      following: new Set(),
       scheduler: this.init.scheduler,
       random: this.init.random,
       resilience: this.init.resilience,
@@ -326,8 +331,10 @@ export class A2AClient {
    * still to follow: not terminal, not lost. Finished records past their retention are deleted.
    */
   async resumeAll(options?: ResumeOptions): Promise<TaskHandle[]> {
-    const records = await listRecords(this.engine, { active: true });
-    return Promise.all(records.map((r) => resumeTask(this.engine, r.taskId, options)));
+    const engine = this.engine;
+    const records = (await listRecords(engine, { active: true })).filter((r) => !engine.following.has(r.taskId));
+    const handles = await Promise.all(records.map((r) => resumeTask(engine, r.taskId, options ?? {}, { skipLeased: true })));
+    return handles.filter((h): h is TaskHandle => h !== undefined);
   }
 
   /**

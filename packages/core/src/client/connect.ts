@@ -72,6 +72,12 @@ export interface ConnectOptions extends NegotiationPreferences {
   /** How long a finished task's record is kept (see {@link DEFAULTS}.retentionMs). */
   retentionMs?: number | undefined;
   /**
+   * With a store that leases tasks (several processes sharing one store): this client's owner name
+   * (default: random, unique per client) and the lease's time to live (default {@link DEFAULTS}.leaseMs).
+   */
+  leaseOwner?: string | undefined;
+  leaseMs?: number | undefined;
+  /**
    * Push delivery: the receiver that gets the agent's webhook calls and the URL that reaches it. With
    * it, `start(…, { delivery: 'auto' })` follows by push when the card says the agent can push.
    */
@@ -179,6 +185,8 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     principal: options.principal,
     retentionMs: options.retentionMs ?? DEFAULTS.retentionMs,
     push: options.push,
+    leaseOwner: options.leaseOwner ?? `tether-${randomId()}`,
+    leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,
     random: options.random ?? Math.random,

@@ -71,6 +71,8 @@ export type TetherErrorCode =
   | 'STORE_WRITE_FAILED'
   /** The task's record belongs to another principal than this client's (`connect(url, { principal })`). */
   | 'PRINCIPAL_MISMATCH'
+  /** Another process holds the task's lease (a store shared by several processes): it drives the task. */
+  | 'LEASE_HELD'
   /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
   | 'A2A_ERROR';
 

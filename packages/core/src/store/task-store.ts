@@ -77,3 +77,26 @@ export interface TaskStore {
   list(filter?: TaskListFilter): Promise<TaskRecord[]>;
   delete(taskId: string): Promise<void>;
 }
+
+/** A lease on one task (see {@link LeasingTaskStore}): while held, no other owner can acquire it. */
+export interface StoreLease {
+  /** Extends the lease; `false` when it had expired or passed to another owner (stop driving the task). */
+  renew(ttlMs?: number): Promise<boolean>;
+  /** Ends the lease if this owner still holds it. */
+  release(): Promise<unknown>;
+}
+
+/**
+ * A store shared by several processes that can also lease tasks, so that one process at a time drives
+ * each task (the Redis store of `@a2a-tether/node/redis` is one). When the client's store has `lease`,
+ * the engine takes a task's lease before following it, renews it every third of `leaseMs`, stops
+ * following when it is lost, and releases it at the end.
+ */
+export interface LeasingTaskStore extends TaskStore {
+  lease(taskId: string, owner: string, ttlMs?: number): Promise<StoreLease | undefined>;
+}
+
+/** Whether a store can lease tasks. */
+export function canLease(store: TaskStore): store is LeasingTaskStore {
+  return typeof (store as Partial<LeasingTaskStore>).lease === 'function';
+}

@@ -68,6 +68,12 @@ export interface FollowContext {
   retentionMs: number;
   /** Push delivery, when the client was given a receiver. */
   push: PushDelivery | undefined;
+  /** This client's name as a lease owner (unique per client; see `ConnectOptions.leaseOwner`). */
+  owner: string;
+  /** Lease time to live when the store leases tasks (ms). */
+  leaseMs: number;
+  /** The tasks this client follows right now (`resumeAll()` skips them). */
+  following: Set<string>;
   scheduler: Scheduler;
   random: () => number;
   resilience: ResilienceOptions;

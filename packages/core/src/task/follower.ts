@@ -2,10 +2,10 @@ import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a
 import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
-import { TASK_RECORD_VERSION, type CancelRecord } from '../store/task-store.js';
+import { TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
 import type { CallOptions, SendOptions } from '../transport/transport.js';
-import { sleep } from '../util/scheduler.js';
+import { sleep, type TimerHandle } from '../util/scheduler.js';
 import { findDelivered, sendVerdict } from './delivery.js';
 import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
@@ -204,6 +204,9 @@ export class TaskFollower {
   /** Push mode: this task's push config (its token is never stored). */
   private pushConfig: { id: string; token: string } | undefined;
   private readonly oldPushConfigId: string | undefined;
+  /** The task's lease, when the store leases tasks (several processes share it). */
+  private lease: StoreLease | undefined;
+  private leaseTimer: TimerHandle | undefined;
   /** Resolves once the task's record is stored (G1). */
   stored: Promise<void> = Promise.resolve();
 
@@ -305,6 +308,48 @@ export class TaskFollower {
       // Best effort: a config nobody can authenticate any more only costs the agent refused posts.
       void this.context.client.deletePushConfig(r.taskId, old, { signal: this.stopper.signal }).catch(() => undefined);
     }
+  }
+
+  /**
+   * Drives the task only while holding its lease: renewed every third of `leaseMs`; when a renewal
+   * fails (it expired, or another process took it) the follow stops; released at the end.
+   */
+  holdLease(lease: StoreLease): void {
+    const taskId = this.taskId;
+    if (this.finished || taskId === undefined) {
+      void lease.release().catch(() => undefined);
+      return;
+    }
+    this.lease = lease;
+    this.context.following.add(taskId);
+    const { scheduler, leaseMs } = this.context;
+    const every = Math.max(1, Math.floor(leaseMs / 3));
+    const renew = (): void => {
+      this.leaseTimer = undefined;
+      void lease.renew(leaseMs).then(
+        (held) => {
+          if (this.finished) return;
+          if (held) this.leaseTimer = scheduler.setTimeout(renew, every);
+          else this.leaseLost();
+        },
+        () => {
+          // The store could not be asked: try again soon; the lease outlives one missed renewal.
+          if (!this.finished) this.leaseTimer = scheduler.setTimeout(renew, every);
+        },
+      );
+    };
+    this.leaseTimer = scheduler.setTimeout(renew, every);
+  }
+
+  private leaseLost(): void {
+    this.lease = undefined;
+    this.interrupt({
+      type: 'fatal',
+      error: new TetherError('LEASE_HELD', `task ${this.taskId ?? ''}: its lease expired or passed to another process, which drives the task now`, {
+        taskId: this.taskId,
+        maybeDelivered: false,
+      }),
+    });
   }
 
   /** Push mode: the receiver accepts this task's pushes; each one wakes the safety-poll wait. */
@@ -574,6 +619,13 @@ export class TaskFollower {
 
   private finish(): void {
     this.inputWait.stop();
+    if (this.leaseTimer !== undefined) this.context.scheduler.clearTimeout(this.leaseTimer);
+    this.leaseTimer = undefined;
+    if (this.taskId !== undefined) this.context.following.delete(this.taskId);
+    const lease = this.lease;
+    this.lease = undefined;
+    // After the last record write: the next owner reads a record that is whole.
+    if (lease) void this.flush().catch(() => undefined).then(() => lease.release()).catch(() => undefined);
     this.pushUnsubscribe?.();
     this.pushUnsubscribe = undefined;
     if (this.pushConfig && this.reconciler) this.context.push?.receiver.forget(this.reconciler.taskId);

@@ -3,7 +3,7 @@ import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { SendOptions } from '../transport/transport.js';
 import type { FollowContext } from './follow-context.js';
 import { TaskFollower, type DeliveryMode, type FollowOptions } from './follower.js';
-import { TASK_RECORD_VERSION } from '../store/task-store.js';
+import { canLease, TASK_RECORD_VERSION } from '../store/task-store.js';
 import { TaskHandle } from './task-handle.js';
 import { storeWriteFailed } from './store-writer.js';
 
@@ -53,11 +53,27 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
     follower.detach();
     throw storeWriteFailed(follower.taskId ?? '', error);
   }
+  // Several processes share the store: this one drives the task it started (others' resumeAll() skip it).
+  if (canLease(context.store) && follower.taskId !== undefined) {
+    const lease = await context.store.lease(follower.taskId, context.owner, context.leaseMs);
+    if (lease) follower.holdLease(lease);
+  }
   return handle;
 }
 
-/** Follows a task again (after a restart, a detach, or from another process sharing the store). */
-export async function resumeTask(context: FollowContext, taskId: string, options: ResumeOptions = {}): Promise<TaskHandle> {
+/**
+ * Follows a task again (after a restart, a detach, or from another process sharing the store). With a
+ * store that leases tasks, only while this client holds the task's lease: `skipLeased` resolves
+ * `undefined` when another process holds it (for `resumeAll()`); otherwise that is `LEASE_HELD`.
+ */
+export async function resumeTask(context: FollowContext, taskId: string, options: ResumeOptions, how: { skipLeased: true }): Promise<TaskHandle | undefined>;
+export async function resumeTask(context: FollowContext, taskId: string, options?: ResumeOptions): Promise<TaskHandle>;
+export async function resumeTask(
+  context: FollowContext,
+  taskId: string,
+  options: ResumeOptions = {},
+  how: { skipLeased?: boolean } = {},
+): Promise<TaskHandle | undefined> {
   const { client, store, scheduler } = context;
   if (taskId === '') throw new TetherError('INVALID_ARGUMENT', 'a task id is needed', { maybeDelivered: false });
   const record = await store.get(taskId);
@@ -74,7 +90,13 @@ export async function resumeTask(context: FollowContext, taskId: string, options
       maybeDelivered: false,
     });
   }
-  const mode = chooseMode(context, options.delivery ?? record?.delivery ?? 'auto');
+  const recorded = record?.delivery === 'push' && !(context.push && client.agent.push) ? undefined : record?.delivery;
+  const mode = chooseMode(context, options.delivery ?? recorded ?? 'auto');
+  const lease = canLease(store) ? await store.lease(taskId, context.owner, context.leaseMs) : undefined;
+  if (canLease(store) && !lease) {
+    if (how.skipLeased) return undefined;
+    throw new TetherError('LEASE_HELD', `task ${taskId} is driven by another process (it holds the task's lease)`, { taskId, maybeDelivered: false });
+  }
   if (!record) {
     const now = scheduler.now();
     await store.put({
@@ -98,6 +120,7 @@ export async function resumeTask(context: FollowContext, taskId: string, options
     pushConfigId: record?.pushConfigId,
   });
   const handle = (holder.handle = new TaskHandle(context, follower));
+  if (lease) follower.holdLease(lease);
   follower.resume();
   return handle;
 }
