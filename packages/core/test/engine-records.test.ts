@@ -175,3 +175,12 @@ describe('principals', () => {
     expect((await within(agent.clock, resumed!.done())).status.state).toBe('completed');
   });
 });
+
+describe('a store that is not one', () => {
+  it('connect() refuses it at once, and says when it is an un-awaited promise', async () => {
+    const pending = Promise.resolve(new MemoryTaskStore());
+    const error = await agent.client({ store: pending as unknown as TaskStore }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', maybeDelivered: false });
+    expect((error as Error).message).toContain('await the store factory');
+  });
+});

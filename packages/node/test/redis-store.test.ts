@@ -1,64 +1,17 @@
 // The Redis task store against a real redis-server (started here on a free port of 127.0.0.1):
 // the store contract, concurrent updates from two clients, and leases — exclusivity, expiry,
 // stale owners, and a process that dies holding leases.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { TASK_RECORD_VERSION, type TaskRecord } from '@a2a-tether/core';
 import { runTaskStoreContract } from '@a2a-tether/testkit';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisTaskStore, type RedisTaskStore } from '../src/redis-entry.js';
+import { available, requireRedis, startRedis } from './helpers/redis.js';
 
-const REDIS_BIN = process.env['TETHER_REDIS_SERVER'] ?? 'redis-server';
-const available = spawnSync(REDIS_BIN, ['--version'], { encoding: 'utf8' }).status === 0;
-const MISSING = `redis-server not found (${REDIS_BIN}): install it with \`apt-get install -y redis-server\` (or set TETHER_REDIS_SERVER)`;
-
-if (!available) {
-  if (process.env['CI'] === 'true') {
-    it('redis-server is installed (required when CI=true)', () => {
-      throw new Error(MISSING);
-    });
-  } else {
-    console.warn(`⚠ skipping the Redis task store tests: ${MISSING}`);
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts redis-server without persistence; resolves once it accepts connections (at most 10 s). */
-async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(REDIS_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s:\n${output}`)), 10_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited with ${code}:\n${output}`));
-    });
-  });
-  return { url: `redis://127.0.0.1:${port}`, process: child };
-}
+requireRedis('the Redis task store tests');
 
 function record(taskId: string, patch: Partial<TaskRecord> = {}): TaskRecord {
   return {

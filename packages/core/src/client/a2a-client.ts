@@ -328,13 +328,23 @@ export class A2AClient {
 
   /**
    * Follows again every task of this agent (and this client's principal) that the store remembers as
-   * still to follow: not terminal, not lost. Finished records past their retention are deleted.
+   * still to follow: not terminal, not lost, not followed by this client already. With a store shared by
+   * several processes (one that leases tasks), only the tasks whose lease this client gets; call it again
+   * from time to time to take over the tasks of a process that died. `limit` takes at most that many
+   * (oldest first), so that several processes share the work. Finished records past their retention are
+   * deleted.
    */
-  async resumeAll(options?: ResumeOptions): Promise<TaskHandle[]> {
+  async resumeAll(options: ResumeOptions & { limit?: number | undefined } = {}): Promise<TaskHandle[]> {
+    const { limit = Number.POSITIVE_INFINITY, ...resume } = options;
     const engine = this.engine;
     const records = (await listRecords(engine, { active: true })).filter((r) => !engine.following.has(r.taskId));
-    const handles = await Promise.all(records.map((r) => resumeTask(engine, r.taskId, options ?? {}, { skipLeased: true })));
-    return handles.filter((h): h is TaskHandle => h !== undefined);
+    const handles: TaskHandle[] = [];
+    for (const record of records) {
+      if (handles.length >= limit) break;
+      const handle = await resumeTask(engine, record.taskId, resume, { skipLeased: true });
+      if (handle) handles.push(handle);
+    }
+    return handles;
   }
 
   /**

@@ -92,6 +92,16 @@ export interface ConnectOptions extends NegotiationPreferences {
 
 const sharedCardCache = new MemoryCardCache();
 
+/** A store missing its methods (e.g. the promise of an async store factory) fails here, not at the first write. */
+function checkStore(store: unknown): void {
+  if (store === undefined) return;
+  const methods = ['get', 'put', 'update', 'list', 'delete'] as const;
+  const missing = methods.filter((m) => typeof (store as Record<string, unknown> | null)?.[m] !== 'function');
+  if (missing.length === 0) return;
+  const hint = typeof (store as { then?: unknown } | null)?.then === 'function' ? ' (it is a promise: await the store factory, e.g. `await createRedisTaskStore(…)`)' : '';
+  throw new TetherError('INVALID_ARGUMENT', `connect: store is not a TaskStore, it lacks ${missing.join(', ')}${hint}`, { maybeDelivered: false });
+}
+
 function isNormalized(card: unknown): card is AgentCard {
   return typeof card === 'object' && card !== null && Array.isArray((card as AgentCard).interfaces) && 'cardFormat' in card;
 }
@@ -127,6 +137,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
   checkMaxRetries(maxRetries, 'connect');
+  checkStore(options.store);
 
   let card: AgentCard;
   let cardUrl: string;
