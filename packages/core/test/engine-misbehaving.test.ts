@@ -395,6 +395,41 @@ describe('reconnecting: catch-up, budgets, delays', () => {
     }
   });
 
+  it('v0.3: the end arrives live after a gap that a stale catch-up hid: the recovered content comes before the terminal status (misbehave seed 20261130 #3936)', async () => {
+    const v03 = await startScriptedAgent('0.3');
+    try {
+      const part = (text: string) => ({ kind: 'text', text });
+      let gets = 0;
+      v03.handlers['message/stream'] = (_rpc, res) => v03.sse(res, [rpcFrame({ kind: 'task', id: T, contextId: CTX, status: { state: 'working' } })], true);
+      // While no stream was open the agent wrote the artifact; the subscription only carries what follows.
+      v03.handlers['tasks/resubscribe'] = (_rpc, res) =>
+        v03.sse(
+          res,
+          [
+            rpcFrame({ kind: 'status-update', taskId: T, contextId: CTX, status: { state: 'working', message: { kind: 'message', role: 'agent', messageId: 's2', parts: [part('step 2')] } } }),
+            rpcFrame({ kind: 'status-update', taskId: T, contextId: CTX, status: { state: 'completed' }, final: true }),
+          ],
+          true,
+        );
+      // The catch-up GetTask is stale (an older view, without the artifact); the final check is true.
+      v03.handlers['tasks/get'] = (rpc, res) =>
+        rpcResult(res, rpc, ++gets === 1 ? { kind: 'task', id: T, contextId: CTX, status: { state: 'working' } } : { kind: 'task', id: T, contextId: CTX, status: { state: 'completed' }, artifacts: [{ artifactId: 'a', parts: [part('chunk-1;')] }] });
+      const client = await v03.client();
+      const handle = await client.start('go');
+      const events = record(handle);
+      const final = await within(v03.clock, handle.done());
+      await v03.clock.advance(10);
+      expect(final.artifacts[0]?.parts).toEqual([{ kind: 'text', text: 'chunk-1;' }]);
+      const end = events.findIndex((e) => e.type === 'status' && e.state === 'completed');
+      const artifact = events.findIndex((e) => e.type === 'artifact');
+      expect(artifact).toBeGreaterThanOrEqual(0);
+      expect(artifact).toBeLessThan(end);
+      expect(events.slice(end + 1).map((e) => (e.type === 'connection' ? e.state : e.type))).toEqual(['closed']);
+    } finally {
+      await v03.close();
+    }
+  });
+
   it('progress refills the budget: more cuts than maxAttempts, each after new content, still finish', async () => {
     let delivered = 1;
     agent.handlers['SendStreamingMessage'] = (_rpc, res) => agent.sse(res, [taskFrame(task('WORKING', 1)), chunkFrame('c1', false)], true);

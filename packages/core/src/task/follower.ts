@@ -204,6 +204,8 @@ export class TaskFollower {
   /** Push mode: this task's push config (its token is never stored). */
   private pushConfig: { id: string; token: string } | undefined;
   private readonly oldPushConfigId: string | undefined;
+  /** A terminal status (and what came after it in its batch) held until the final check (G2). */
+  private heldTerminal: TaskEvent[] | undefined;
   /** The task's lease, when the store leases tasks (several processes share it). */
   private lease: StoreLease | undefined;
   private leaseTimer: TimerHandle | undefined;
@@ -581,6 +583,7 @@ export class TaskFollower {
   private enter(phase: Phase): void {
     const before = this.phase;
     this.phase = phase;
+    if (phase.name === 'done' || phase.name === 'failed' || phase.name === 'detached') this.releaseTerminal();
     if (phase.name === 'polling' && this.mode === 'stream') {
       this.mode = 'poll';
       this.persist({ delivery: 'poll' });
@@ -663,8 +666,11 @@ export class TaskFollower {
   // ── applying what the agent said ──────────────────────────────────────────────────────────
 
   /** Hands the app what is new; progress (the task moved) resets the budgets. */
-  private deliver(events: TaskEvent[]): void {
-    if (events.length === 0) return;
+  private deliver(events: TaskEvent[], live = false): void {
+    if (events.length === 0) {
+      if (!live) this.releaseTerminal();
+      return;
+    }
     const r = this.reconciler as Reconciler;
     this.moves++;
     this.budget.reset();
@@ -687,8 +693,26 @@ export class TaskFollower {
       }
     }
     this.inputWait.update(r.state, this.pending !== undefined);
-    this.sink.emit(events);
+    if (live && this.heldTerminal === undefined && this.gap && this.finalTask === undefined) {
+      // The end arrived live after a gap: the final check may still recover content the gap hid, and
+      // nothing may follow the terminal status (G2). Hold the status until that check has spoken.
+      const at = events.findIndex((e) => e.type === 'status' && isTerminalState(e.state));
+      if (at >= 0) {
+        this.heldTerminal = events.slice(at);
+        events = events.slice(0, at);
+      }
+    }
+    if (events.length > 0) this.sink.emit(events);
+    if (!live) this.releaseTerminal();
     this.persist({ state: r.state, ...(this.lastEventId === undefined ? {} : { lastEventId: this.lastEventId }) });
+  }
+
+  /** Emits a held terminal status: after the final check's recovered content, or when the follow ends. */
+  private releaseTerminal(): void {
+    const held = this.heldTerminal;
+    if (held === undefined) return;
+    this.heldTerminal = undefined;
+    this.sink.emit(held);
   }
 
   private absorbSnapshot(task: Task, recovered: boolean): void {
@@ -710,7 +734,7 @@ export class TaskFollower {
       if (event.kind === 'task' && isTerminalState(event.status.state) && isTerminalState(r.state)) this.finalTask ??= event;
       if (isTerminalState(r.state)) break;
     }
-    this.deliver(events);
+    this.deliver(events, true);
   }
 
   private persist(change: RecordChange): void {
