@@ -39,6 +39,7 @@ export type { TasksFilter } from './task/records.js';
 export type { PushChannel, PushDelivery } from './task/follow-context.js';
 export type { DeliveryMode } from './task/follower.js';
 export { MemoryTaskStore } from './store/memory-task-store.js';
+export type { MemoryTaskStoreOptions } from './store/memory-task-store.js';
 export { TASK_RECORD_VERSION, isActiveRecord, canLease } from './store/task-store.js';
 export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord, LeasingTaskStore, StoreLease } from './store/task-store.js';
 export { realScheduler } from './util/scheduler.js';

@@ -184,3 +184,16 @@ describe('a store that is not one', () => {
     expect((error as Error).message).toContain('await the store factory');
   });
 });
+
+describe('the memory store stays bounded', () => {
+  it('keeps at most maxFinishedRecords finished records (oldest go first); live ones are never evicted', async () => {
+    const store = new MemoryTaskStore({ maxFinishedRecords: 3 });
+    const base = { schemaVersion: 1, contextId: 'c', agentUrl: 'a', createdAt: 0, updatedAt: 0 };
+    await store.put({ ...base, taskId: 'live', state: 'working' });
+    for (let i = 0; i < 6; i++) await store.put({ ...base, taskId: `done-${i}`, state: 'completed', outcome: { kind: 'finished', state: 'completed', at: i } });
+    expect((await store.list()).map((r) => r.taskId).sort()).toEqual(['done-3', 'done-4', 'done-5', 'live']);
+    // A record that finishes later counts from then.
+    await store.update('live', (r) => (r ? { ...r, state: 'completed' } : r));
+    expect((await store.list()).map((r) => r.taskId).sort()).toEqual(['done-4', 'done-5', 'live']);
+  });
+});

@@ -1,8 +1,25 @@
 import { isActiveRecord, type TaskListFilter, type TaskRecord, type TaskStore } from './task-store.js';
 
+/** Options of {@link MemoryTaskStore}. */
+export interface MemoryTaskStoreOptions {
+  /**
+   * Records of finished (or lost) tasks kept at most; beyond, the oldest finished ones are forgotten
+   * before their retention ends, so a long-running process stays bounded (G8). Default 1,000. Records
+   * of live tasks are never evicted.
+   */
+  maxFinishedRecords?: number | undefined;
+}
+
 /** A {@link TaskStore} in memory: the default; lost when the process ends. */
 export class MemoryTaskStore implements TaskStore {
   private readonly records = new Map<string, TaskRecord>();
+  /** Finished records, oldest first (a Set keeps insertion order). */
+  private readonly finished = new Set<string>();
+  private readonly maxFinished: number;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.maxFinished = options.maxFinishedRecords ?? 1_000;
+  }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const record = this.records.get(taskId);
@@ -10,7 +27,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async put(record: TaskRecord): Promise<void> {
-    this.records.set(record.taskId, structuredClone(record));
+    this.set(structuredClone(record));
   }
 
   async update(
@@ -20,8 +37,8 @@ export class MemoryTaskStore implements TaskStore {
     // Synchronous between read and write: atomic within this process.
     const current = this.records.get(taskId);
     const next = change(current ? structuredClone(current) : undefined);
-    if (next === undefined) this.records.delete(taskId);
-    else this.records.set(taskId, structuredClone(next));
+    if (next === undefined) this.forget(taskId);
+    else this.set(structuredClone(next));
     return next;
   }
 
@@ -33,6 +50,22 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async delete(taskId: string): Promise<void> {
+    this.forget(taskId);
+  }
+
+  private set(record: TaskRecord): void {
+    this.records.set(record.taskId, record);
+    this.finished.delete(record.taskId);
+    if (isActiveRecord(record)) return;
+    this.finished.add(record.taskId);
+    for (const oldest of this.finished) {
+      if (this.finished.size <= this.maxFinished) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(taskId: string): void {
     this.records.delete(taskId);
+    this.finished.delete(taskId);
   }
 }
