@@ -39,9 +39,15 @@ async function isLocal(url: URL, policy: NetworkPolicy): Promise<boolean> {
  * @throws TetherError `ADDRESS_NOT_ALLOWED` when the card or a redirect leads where `network`
  *   does not allow (also from later calls of the client), besides everything core's `connect()` throws.
  */
+/** Streams a client with Tether's own undici pool (1,024 sockets per origin) holds open at once. */
+export const NODE_MAX_STREAMS = 1_000;
+
 export async function connect(url: string | URL, options: NodeConnectOptions = {}): Promise<A2AClient> {
   const { network, ...rest } = options;
   let fetch = options.fetch;
+  // Tether's own pool has 1,024 sockets per origin: streams may take 1,000 of them, the rest stay for
+  // GetTask, cancels and sends, so a follow never waits on a socket without end.
+  const ownPool = fetch === undefined;
   if (fetch) {
     if (network) {
       throw new TetherError('INVALID_ARGUMENT', 'connect: `network` applies to Tether\'s own fetch; with `fetch`, pass createNodeFetch({ network }) as that fetch');
@@ -58,5 +64,10 @@ export async function connect(url: string | URL, options: NodeConnectOptions = {
     fetch = guardedNodeFetch({ ...network, allowPrivate: allowPrivate ?? false });
   }
   const stream = (fetch as Partial<NodeFetch>).stream;
-  return coreConnect(url, { ...rest, fetch, ...(stream && options.streamFetch === undefined ? { streamFetch: stream } : {}) });
+  return coreConnect(url, {
+    ...rest,
+    fetch,
+    ...(stream && options.streamFetch === undefined ? { streamFetch: stream } : {}),
+    ...(ownPool && options.maxStreams === undefined ? { maxStreams: NODE_MAX_STREAMS } : {}),
+  });
 }

@@ -4,7 +4,7 @@
 // fetch by default) takes precedence over the star. Core's index lists each name once; this star is
 // a deliberate exception to "no export *", so the two lists cannot drift (docs/design/decisions.md D11).
 export * from '@a2a-tether/core';
-export { connect } from './connect.js';
+export { connect, NODE_MAX_STREAMS } from './connect.js';
 export type { NodeConnectOptions } from './connect.js';
 export { classifyAddress } from './address-kind.js';
 export type { AddressKind } from './address-kind.js';

@@ -24,6 +24,7 @@ import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { listRecords, type TasksFilter } from '../task/records.js';
+import { StreamSlots } from '../task/stream-slots.js';
 import type { AgentFacts, EngineClient, FollowContext, PushDelivery } from '../task/follow-context.js';
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
@@ -47,6 +48,7 @@ export interface A2AClientInit {
   push: PushDelivery | undefined;
   leaseOwner: string;
   leaseMs: number;
+  maxStreams: number;
   resilience: ResilienceOptions;
   scheduler: Scheduler;
   random: () => number;
@@ -259,6 +261,7 @@ export class A2AClient {
       owner: this.init.leaseOwner,
       leaseMs: this.init.leaseMs,
       following: new Set(),
+      streamSlots: new StreamSlots(this.init.maxStreams),
       scheduler: this.init.scheduler,
       random: this.init.random,
       resilience: this.init.resilience,

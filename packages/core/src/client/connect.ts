@@ -78,6 +78,12 @@ export interface ConnectOptions extends NegotiationPreferences {
   leaseOwner?: string | undefined;
   leaseMs?: number | undefined;
   /**
+   * Task streams this client holds open at once (default: no limit in core; `@a2a-tether/node` sets
+   * 1,000 for its pool of 1,024 sockets per origin). Past it, tasks are followed by polling (or push)
+   * and return to a stream when one closes — a follow never waits on a socket without end.
+   */
+  maxStreams?: number | undefined;
+  /**
    * Push delivery: the receiver that gets the agent's webhook calls and the URL that reaches it. With
    * it, `start(…, { delivery: 'auto' })` follows by push when the card says the agent can push.
    */
@@ -198,6 +204,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     push: options.push,
     leaseOwner: options.leaseOwner ?? `tether-${randomId()}`,
     leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
+    maxStreams: options.maxStreams ?? Number.POSITIVE_INFINITY,
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,
     random: options.random ?? Math.random,

@@ -4,6 +4,7 @@ import type { EventFeed } from '../transport/event-feed.js';
 import type { CallOptions, ListTasksQuery, SendOptions } from '../transport/transport.js';
 import type { Scheduler } from '../util/scheduler.js';
 import type { ResilienceOptions } from './resilience.js';
+import type { StreamSlots } from './stream-slots.js';
 
 /** What the engine must know about the agent it follows tasks on. */
 export interface AgentFacts {
@@ -74,6 +75,8 @@ export interface FollowContext {
   leaseMs: number;
   /** The tasks this client follows right now (`resumeAll()` skips them). */
   following: Set<string>;
+  /** The streams this client may hold open at once (see `ConnectOptions.maxStreams`). */
+  streamSlots: StreamSlots;
   scheduler: Scheduler;
   random: () => number;
   resilience: ResilienceOptions;

@@ -354,6 +354,32 @@ export class TaskFollower {
     });
   }
 
+  /**
+   * Opens a stream in one of the client's stream slots, given back when the stream is closed (every
+   * path that ends a stream closes its feed). `undefined` when no slot is free.
+   */
+  private async openCounted(open: () => Promise<EventFeed>): Promise<EventFeed | undefined> {
+    const slots = this.context.streamSlots;
+    if (!slots.acquire()) return undefined;
+    let feed: EventFeed;
+    try {
+      feed = await open();
+    } catch (error) {
+      slots.release();
+      throw error;
+    }
+    let released = false;
+    const close = feed.close.bind(feed);
+    feed.close = () => {
+      if (!released) {
+        released = true;
+        slots.release();
+      }
+      close();
+    };
+    return feed;
+  }
+
   /** Push mode: the receiver accepts this task's pushes; each one wakes the safety-poll wait. */
   private listenForPushes(taskId: string): void {
     const push = this.context.push;
@@ -568,14 +594,16 @@ export class TaskFollower {
     return {
       taskId: this.taskId ?? '',
       state: this.reconciler?.state ?? 'unknown',
-      mode: canStream && this.mode === 'stream' ? 'stream' : 'poll',
+      // No free stream slot (a full connection pool): poll until one frees.
+      mode: canStream && this.mode === 'stream' && (this.conn !== undefined || this.context.streamSlots.free()) ? 'stream' : 'poll',
       awaitingNews: this.awaitingNews,
       futileStreams: this.futileStreams,
       futileLimit: r.emptyConnectionsBeforePolling,
       gap: this.finalTask === undefined && (this.gap || r.finalCheck === 'always'),
       retry: this.retry,
       pollDelayMs: this.pollDelay,
-      streamRetryDue: canStream && this.mode === 'poll' && this.streamRetryAt !== undefined && now >= this.streamRetryAt,
+      streamRetryDue:
+        canStream && this.mode === 'poll' && this.streamRetryAt !== undefined && now >= this.streamRetryAt && this.context.streamSlots.free(),
       quietFor: quiet > r.maxQuietMs ? quiet : undefined,
     };
   }
@@ -786,7 +814,8 @@ export class TaskFollower {
     if (purpose === 'reply') this.reconciler?.replied();
     for (let attempt = 1; ; attempt++) {
       try {
-        const ack = this.mode === 'stream' ? await this.sendStreaming(pending, signal) : await this.sendUnary(pending, signal);
+        const streaming = this.mode === 'stream' && this.context.streamSlots.free();
+        const ack = streaming ? await this.sendStreaming(pending, signal) : await this.sendUnary(pending, signal);
         this.pending = undefined;
         pending.ack.resolve(ack);
         if (ack.kind === 'message') return { type: 'detach' };
@@ -924,7 +953,10 @@ export class TaskFollower {
     const timer = ms > 0 ? scheduler.setTimeout(() => ((silent = true), stop()), ms) : undefined;
     signal.addEventListener('abort', stop, { once: true });
     try {
-      feed = await this.context.client.openStream(pending.message, pending.options, attempt.signal);
+      feed = await this.openCounted(() => this.context.client.openStream(pending.message, pending.options, attempt.signal));
+      if (feed === undefined) {
+        throw new TetherError('NETWORK', 'no free stream slot (maxStreams); the message was not sent', { maybeDelivered: false, isRetryable: true });
+      }
       if (attempt.signal.aborted) throw new TetherError('ABORTED', 'stopped');
       return { feed, batch: await feed.read() };
     } catch (error) {
@@ -1102,7 +1134,10 @@ export class TaskFollower {
     idle.start();
     let feed: EventFeed;
     try {
-      feed = await this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal);
+      const opened = await this.openCounted(() => this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal));
+      // The last slot went to another task meanwhile: poll until one frees.
+      if (opened === undefined) return { type: 'waited' };
+      feed = opened;
     } catch (error) {
       if (this.behind) return { type: 'behind' };
       if (this.lost) return { type: 'fatal', error: this.lost };
