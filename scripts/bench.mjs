@@ -16,7 +16,7 @@
 //      token, JWT (ES256) and HMAC; heap and what it holds under a flood with a stuck subscriber.
 // Every client gets an undici pool of 2,048 sockets per origin (Tether's node default is 1,024).
 // Prints tables; writes everything to bench/results.json (git-ignored).
-//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume,push]
+//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume,push]   (or: pnpm bench push)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -52,7 +52,9 @@ const { round, startFirehoseProcess, table } = await import('./bench/util.mjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+// `pnpm bench push` is `pnpm bench --only=push` (section names as words work too).
+const named = args.filter((arg) => !arg.startsWith('--'));
+const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? (named.length > 0 ? named : undefined);
 const runs = (section) => only === undefined || only.includes(section);
 
 const CONFIG = {
