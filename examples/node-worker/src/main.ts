@@ -50,7 +50,7 @@ async function worker(agentUrl: string, dir: string, port: number): Promise<{ cl
 async function submit(agentUrl: string, dir: string, port: number): Promise<void> {
   const { client, close } = await worker(agentUrl, dir, port);
   for (let i = 0; i < TASKS; i++) {
-    const task = await client.start(`stream updates=4 chunks=4 delayMs=400 label=t${i}`); // resolves once stored
+    const task = await client.start(`slow steps=16 delayMs=500 label=t${i}`); // resolves once stored
     await task.flush();
     task.detach(); // stop watching: the task runs on at the agent
   }
