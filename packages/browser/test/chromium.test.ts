@@ -16,8 +16,25 @@ if (!available) console.warn(`⚠ skipping real-browser tests: no Chromium at ${
 
 // The page imports the BUILT browser package (dist), bundled by esbuild for the browser platform.
 const PAGE_SCRIPT = `
-import { connect, TetherError } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
+import { connect, TetherError, createIndexedDbTaskStore } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
+import { taskStoreContract } from '${fileURLToPath(new URL('../../testkit/src/store-contract.ts', import.meta.url))}';
+let dbs = 0;
 window.tether = {
+  async storeContract() {
+    const cases = taskStoreContract(() => createIndexedDbTaskStore({ dbName: 'contract-' + ++dbs }));
+    const failures = [];
+    for (const c of cases) {
+      try { await c.run(); } catch (e) { failures.push(c.name + ': ' + (e && e.message)); }
+    }
+    return { count: cases.length, failures };
+  },
+  async writeRecord(taskId) {
+    const store = createIndexedDbTaskStore({ dbName: 'reload' });
+    await store.put({ schemaVersion: 1, taskId, contextId: 'c', agentUrl: 'a', state: 'working', createdAt: 1, updatedAt: 1 });
+  },
+  async readRecords() {
+    return (await createIndexedDbTaskStore({ dbName: 'reload' }).list({ active: true })).map((r) => r.taskId);
+  },
   async stream(url, prefs) {
     const client = await connect(url, { ...prefs, cardCache: false });
     const events = [];
@@ -110,6 +127,23 @@ describe.skipIf(!available)('@a2a-tether/browser in real Chromium', () => {
     const result = await page.evaluate((url) => (window as unknown as { tether: { missing: (u: string) => Promise<unknown> } }).tether.missing(url), agent.url);
     expect(result).toMatchObject({ isTether: true, name: 'TaskNotFoundError', code: 'A2A_ERROR', a2aCode: -32001 });
     expect((result as { message: string }).message).toMatch(/^GetTask POST http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc → HTTP 200: TaskNotFoundError -32001/);
+  });
+
+  it('the IndexedDB task store passes the testkit store contract in the page', async () => {
+    const result = (await page.evaluate(() => (window as unknown as { tether: { storeContract: () => Promise<unknown> } }).tether.storeContract())) as {
+      count: number;
+      failures: string[];
+    };
+    expect(result.failures).toEqual([]);
+    expect(result.count).toBeGreaterThan(10);
+  });
+
+  it('IndexedDB records survive a reload of the page', async () => {
+    type Page = { tether: { writeRecord: (id: string) => Promise<void>; readRecords: () => Promise<string[]> } };
+    await page.evaluate(() => (window as unknown as Page).tether.writeRecord('survivor'));
+    await page.reload();
+    await page.waitForFunction(() => 'tether' in window);
+    expect(await page.evaluate(() => (window as unknown as Page).tether.readRecords())).toEqual(['survivor']);
   });
 
   it('an AbortSignal ends the stream with ABORTED', async () => {

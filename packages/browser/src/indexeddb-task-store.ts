@@ -1,0 +1,98 @@
+import { isActiveRecord, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
+import { createStore, del, get, set, update, values, type UseStore } from 'idb-keyval';
+
+/** Options of {@link createIndexedDbTaskStore}. */
+export interface IndexedDbTaskStoreOptions {
+  /** The IndexedDB database, the store's own (default `tether`). */
+  dbName?: string | undefined;
+  /** The object store inside it (default `tasks`). */
+  storeName?: string | undefined;
+}
+
+function failed(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', what: string, taskId: string | undefined, error: unknown): TetherError {
+  const name = error instanceof DOMException || error instanceof Error ? error.name : '';
+  const why = error instanceof Error ? error.message : String(error);
+  const hint =
+    name === 'QuotaExceededError'
+      ? ' (the browser refused more storage for this site)'
+      : name === 'InvalidStateError' || name === 'VersionError' || name === 'UnknownError'
+        ? ' (the database is blocked, closed or unavailable — private mode, or another tab upgrading it)'
+        : '';
+  return new TetherError(code, `IndexedDB task store: ${what} failed${hint}: ${why}`, { taskId, cause: error, maybeDelivered: false });
+}
+
+/**
+ * A task store in the browser's IndexedDB (through idb-keyval): the records of followed tasks survive a
+ * reload, so `client.resumeAll()` on page load brings every live task back. Its own database and object
+ * store (`createStore`); `update` is one IndexedDB read-write transaction (atomic across the tabs of the
+ * origin). Records hold what resuming needs — never a token or credential. A failure of the database
+ * (blocked, quota exceeded, unavailable in private mode) is a typed `STORE_READ_FAILED` /
+ * `STORE_WRITE_FAILED`; the engine surfaces write failures as `store-error` events and goes on from memory.
+ */
+export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}): TaskStore {
+  let db: UseStore | undefined;
+  const store = (): UseStore => (db ??= createStore(options.dbName ?? 'tether', options.storeName ?? 'tasks'));
+
+  return {
+    async get(taskId: string): Promise<TaskRecord | undefined> {
+      try {
+        return await get<TaskRecord>(taskId, store());
+      } catch (error) {
+        throw failed('STORE_READ_FAILED', `reading task ${taskId}`, taskId, error);
+      }
+    },
+    async put(record: TaskRecord): Promise<void> {
+      try {
+        await set(record.taskId, record, store());
+      } catch (error) {
+        throw failed('STORE_WRITE_FAILED', `writing task ${record.taskId}`, record.taskId, error);
+      }
+    },
+    async update(taskId, change): Promise<TaskRecord | undefined> {
+      let next: TaskRecord | undefined;
+      let deleted = false;
+      let changeFailed = false;
+      try {
+        // idb-keyval's update runs get and put in one read-write transaction; `undefined` means delete.
+        await update<TaskRecord | undefined>(
+          taskId,
+          (current) => {
+            changeFailed = true;
+            next = change(current);
+            changeFailed = false;
+            deleted = next === undefined && current !== undefined;
+            return next;
+          },
+          store(),
+        );
+        if (deleted) await del(taskId, store());
+      } catch (error) {
+        // The caller's own function threw: nothing was written; its error, as it was.
+        if (changeFailed) throw error;
+        throw failed('STORE_WRITE_FAILED', `updating task ${taskId}`, taskId, error);
+      }
+      return next;
+    },
+    async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {
+      let all: TaskRecord[];
+      try {
+        all = await values<TaskRecord>(store());
+      } catch (error) {
+        throw failed('STORE_READ_FAILED', 'listing tasks', undefined, error);
+      }
+      return all.filter(
+        (record) =>
+          record !== undefined &&
+          (filter.active ? isActiveRecord(record) : true) &&
+          (filter.agentUrl === undefined || record.agentUrl === filter.agentUrl),
+      );
+    },
+    async delete(taskId: string): Promise<void> {
+      try {
+        await del(taskId, store());
+      } catch (error) {
+        throw failed('STORE_WRITE_FAILED', `deleting task ${taskId}`, taskId, error);
+      }
+    },
+  };
+}
