@@ -3,11 +3,10 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runTaskStoreContract } from '@a2a-tether/testkit';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileTaskStore, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
+import { bundleChild } from './helpers/bundle-child.js';
 
 const roots: string[] = [];
 async function freshDir(): Promise<string> {
@@ -45,29 +44,12 @@ async function rejection(promise: Promise<unknown>): Promise<TetherError> {
 const CHILD_TIMEOUT_MS = 20_000;
 
 let childScript: Promise<string> | undefined;
-/**
- * The child, bundled once from the package sources by esbuild: it starts in a tenth of the time a
- * TypeScript loader takes, and it is one process (a loader's CLI would put a parent between the
- * SIGKILL and the writes). Readable by everyone, for the child that runs as nobody.
- */
+/** The child, bundled once (see helpers/bundle-child.ts); readable by the child that runs as nobody. */
 function bundledChild(): Promise<string> {
-  childScript ??= (async () => {
-    const root = await mkdtemp(join(tmpdir(), 'tether-file-store-child-'));
-    roots.push(root);
-    await chmod(root, 0o755);
-    const outfile = join(root, 'file-store-child.mjs');
-    await build({
-      entryPoints: [fileURLToPath(new URL('./fixtures/file-store-child.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['@a2a-tether/source'],
-      outfile,
-      logLevel: 'error',
-    });
-    return outfile;
-  })();
+  childScript ??= bundleChild(new URL('./fixtures/file-store-child.ts', import.meta.url)).then(({ script, dir }) => {
+    roots.push(dir);
+    return script;
+  });
   return childScript;
 }
 

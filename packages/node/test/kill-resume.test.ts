@@ -2,11 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestAgent } from '@a2a-tether/testkit';
 import { connect, createFileTaskStore, type Task } from '../src/index.js';
+import { bundleChild } from './helpers/bundle-child.js';
 
 // Issue 7: `kill -9` of a client process in the middle of 50 running tasks (file store); a new
 // process's `resumeAll()` finishes all 50 with exactly the agent's artifacts.
@@ -18,21 +17,9 @@ afterAll(async () => {
 });
 
 async function bundledChild(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'tether-kill-child-'));
-  roots.push(root);
-  const outfile = join(root, 'kill-resume-child.mjs');
-  await build({
-    entryPoints: [fileURLToPath(new URL('./fixtures/kill-resume-child.ts', import.meta.url))],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@a2a-tether/source'],
-    outfile,
-    logLevel: 'error',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
-  return outfile;
+  const { script, dir } = await bundleChild(new URL('./fixtures/kill-resume-child.ts', import.meta.url));
+  roots.push(dir);
+  return script;
 }
 
 const textOf = (task: Task): string => task.artifacts.map((a) => a.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')).join('|');

@@ -265,7 +265,7 @@ export class TaskFollower {
     const push = this.context.push;
     if (mode === 'push' && push) {
       // The webhook is registered with the creating send; its token authenticates the agent's pushes.
-      this.pushConfig = { id: `tether-${this.context.newId()}`, token: `${this.context.newId()}${this.context.newId()}` };
+      this.pushConfig = this.newPushConfig();
       options = { ...options, pushNotification: { id: this.pushConfig.id, url: push.url, token: this.pushConfig.token } };
     }
     const ack = deferred<StartAck>();
@@ -295,7 +295,7 @@ export class TaskFollower {
       this.persist({ delivery: 'poll' });
       return;
     }
-    const config = { id: `tether-${this.context.newId()}`, token: `${this.context.newId()}${this.context.newId()}` };
+    const config = this.newPushConfig();
     try {
       await this.context.client.createPushConfig({ taskId: r.taskId, id: config.id, url: push.url, token: config.token }, { signal: this.stopper.signal });
     } catch {
@@ -378,6 +378,12 @@ export class TaskFollower {
       close();
     };
     return feed;
+  }
+
+  /** A webhook config of this task's own: an id, and a token nobody else knows (never stored). */
+  private newPushConfig(): { id: string; token: string } {
+    const { newId } = this.context;
+    return { id: `tether-${newId()}`, token: `${newId()}${newId()}` };
   }
 
   /** Push mode: the receiver accepts this task's pushes; each one wakes the safety-poll wait. */
@@ -721,7 +727,7 @@ export class TaskFollower {
       }
     }
     this.inputWait.update(r.state, this.pending !== undefined);
-    if (live && this.heldTerminal === undefined && this.gap && this.finalTask === undefined) {
+    if (live && isTerminalState(r.state) && this.heldTerminal === undefined && this.gap && this.finalTask === undefined) {
       // The end arrived live after a gap: the final check may still recover content the gap hid, and
       // nothing may follow the terminal status (G2). Hold the status until that check has spoken.
       const at = events.findIndex((e) => e.type === 'status' && isTerminalState(e.state));
