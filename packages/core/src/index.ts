@@ -37,6 +37,7 @@ export type {
 } from './task/task-event.js';
 export type { TasksFilter } from './task/records.js';
 export type { PushChannel, PushDelivery } from './task/follow-context.js';
+export type { CarriedError, CoordinationMessage, NetworkSignals, TaskClaim, TaskCoordinator } from './task/coordinator.js';
 export type { DeliveryMode } from './task/follower.js';
 export { MemoryTaskStore } from './store/memory-task-store.js';
 export type { MemoryTaskStoreOptions } from './store/memory-task-store.js';

@@ -26,6 +26,7 @@ import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { listRecords, type TasksFilter } from '../task/records.js';
 import { StreamSlots } from '../task/stream-slots.js';
 import type { AgentFacts, EngineClient, FollowContext, PushDelivery } from '../task/follow-context.js';
+import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { Scheduler } from '../util/scheduler.js';
@@ -49,6 +50,8 @@ export interface A2AClientInit {
   leaseOwner: string;
   leaseMs: number;
   maxStreams: number;
+  coordinator?: TaskCoordinator | undefined;
+  network?: NetworkSignals | undefined;
   resilience: ResilienceOptions;
   scheduler: Scheduler;
   random: () => number;
@@ -262,6 +265,8 @@ export class A2AClient {
       leaseMs: this.init.leaseMs,
       following: new Set(),
       streamSlots: new StreamSlots(this.init.maxStreams),
+      coordinator: this.init.coordinator,
+      network: this.init.network,
       scheduler: this.init.scheduler,
       random: this.init.random,
       resilience: this.init.resilience,

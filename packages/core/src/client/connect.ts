@@ -10,6 +10,7 @@ import { DEFAULTS, type ResilienceOptions } from '../defaults.js';
 import { MemoryTaskStore } from '../store/memory-task-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { PushDelivery } from '../task/follow-context.js';
+import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { realScheduler, type Scheduler } from '../util/scheduler.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
@@ -88,6 +89,13 @@ export interface ConnectOptions extends NegotiationPreferences {
    * it, `start(…, { delivery: 'auto' })` follows by push when the card says the agent can push.
    */
   push?: PushDelivery | undefined;
+  /**
+   * Several clients sharing one store (browser tabs): who drives each task and how the others mirror it.
+   * `@a2a-tether/browser` builds one for `tabs: true`; see {@link TaskCoordinator}.
+   */
+  coordinator?: TaskCoordinator | undefined;
+  /** The platform's network and page signals (`@a2a-tether/browser` wires them); see {@link NetworkSignals}. */
+  network?: NetworkSignals | undefined;
   /** Task engine settings; anything left out comes from {@link DEFAULTS}.resilience. */
   resilience?: Partial<ResilienceOptions> | undefined;
   /** Clock and timers of the task engine (inject a fake one in tests). */
@@ -205,6 +213,8 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     leaseOwner: options.leaseOwner ?? `tether-${randomId()}`,
     leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
     maxStreams: options.maxStreams ?? Number.POSITIVE_INFINITY,
+    coordinator: options.coordinator,
+    network: options.network,
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,
     random: options.random ?? Math.random,

@@ -5,6 +5,7 @@ import type { CallOptions, ListTasksQuery, SendOptions } from '../transport/tran
 import type { Scheduler } from '../util/scheduler.js';
 import type { ResilienceOptions } from './resilience.js';
 import type { StreamSlots } from './stream-slots.js';
+import type { NetworkSignals, TaskCoordinator } from './coordinator.js';
 
 /** What the engine must know about the agent it follows tasks on. */
 export interface AgentFacts {
@@ -77,6 +78,10 @@ export interface FollowContext {
   following: Set<string>;
   /** The streams this client may hold open at once (see `ConnectOptions.maxStreams`). */
   streamSlots: StreamSlots;
+  /** Tabs: who drives each task, and how the others mirror it (see `ConnectOptions.coordinator`). */
+  coordinator?: TaskCoordinator | undefined;
+  /** The platform's network and page signals (see `ConnectOptions.network`). */
+  network?: NetworkSignals | undefined;
   scheduler: Scheduler;
   random: () => number;
   resilience: ResilienceOptions;

@@ -1,5 +1,5 @@
 import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a2a-errors.js';
-import { TetherError } from '../errors/tether-error.js';
+import { TetherError, type TetherErrorCode } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
 import { TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
@@ -18,6 +18,7 @@ import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget, type RetryDecision } from './retry-budget.js';
 import { StoreWriter, type RecordChange } from './store-writer.js';
 import type { ConnectionEvent, ConnectionState, TaskEvent } from './task-event.js';
+import type { CarriedError, CoordinationMessage, TaskClaim } from './coordinator.js';
 
 /** How a task is followed and how long to wait for a human. */
 export interface FollowOptions {
@@ -52,6 +53,39 @@ export interface CancelOptions extends CallOptions {
 }
 
 const DEFAULT_CANCEL_WAIT_MS = 5_000;
+/** After a wake, the longest random delay before the next attempt (ms). */
+const WAKE_JITTER_MS = 1_000;
+/** While offline, how often to look whether the network is back, in case a wake was missed (ms). */
+const OFFLINE_LOOK_MS = 5_000;
+/** A mirror asks the driver for a snapshot this often until one comes (ms). */
+const MIRROR_SYNC_MS = 1_000;
+/** A mirror's reply sent by the driver: how long to wait for the driver's answer (ms). */
+const RELAY_TIMEOUT_MS = 60_000;
+
+/** An error as it crosses to another client (a structured clone keeps neither class nor code). */
+function carried(error: unknown): CarriedError {
+  if (error instanceof TetherError) return { code: error.code, message: error.message, name: error.name };
+  return { code: 'UNKNOWN', message: error instanceof Error ? error.message : String(error) };
+}
+
+function restored(error: CarriedError, taskId: string): TetherError {
+  return new TetherError(error.code as TetherErrorCode, error.message, { taskId, maybeDelivered: true });
+}
+
+/** Events as they cross to another client: an error becomes its code and message. */
+function carriedEvent(event: TaskEvent): TaskEvent {
+  if ((event.type === 'connection' || event.type === 'store-error') && event.error) {
+    return { ...event, error: carried(event.error) as unknown as TetherError };
+  }
+  return event;
+}
+
+function restoredEvent(event: TaskEvent, taskId: string): TaskEvent {
+  if ((event.type === 'connection' || event.type === 'store-error') && event.error && !(event.error instanceof TetherError)) {
+    return { ...event, error: restored(event.error as unknown as CarriedError, taskId) };
+  }
+  return event;
+}
 /** Push mode: GetTask this often anyway while waiting for pushes (ms), unless `push.safetyPollMs` says otherwise. */
 const PUSH_SAFETY_POLL_MS = 60_000;
 
@@ -209,6 +243,13 @@ export class TaskFollower {
   /** The task's lease, when the store leases tasks (several processes share it). */
   private lease: StoreLease | undefined;
   private leaseTimer: TimerHandle | undefined;
+  /** Tabs (a coordinator): this follower's claim on the task, and whether it mirrors another driver. */
+  private claim: TaskClaim | undefined;
+  private mirroring = false;
+  private synced = false;
+  private syncTimer: TimerHandle | undefined;
+  /** Replies a mirror asked the driver to send, by request id. */
+  private readonly relayed = new Map<string, Deferred<void>>();
   /** Resolves once the task's record is stored (G1). */
   stored: Promise<void> = Promise.resolve();
 
@@ -343,6 +384,171 @@ export class TaskFollower {
     this.leaseTimer = scheduler.setTimeout(renew, every);
   }
 
+  /**
+   * Drives the task under a coordinator's claim (`tabs`): everything the handle is told goes to the
+   * mirrors too; a mirror that arrives gets a snapshot; a mirror's reply is sent from here.
+   */
+  lead(claim: TaskClaim): void {
+    if (this.finished) {
+      claim.release();
+      return;
+    }
+    this.claim = claim;
+    if (this.taskId !== undefined) this.context.following.add(this.taskId);
+    claim.onMessage((message) => this.onCoordination(message));
+  }
+
+  /**
+   * Mirrors the task's driver (another tab) until the claim is granted: applies what the driver
+   * saw to this follower's own view and hands it to the handle, unchanged; opens nothing. When the
+   * driver goes away, follows the task itself from that view (only what is new is emitted).
+   */
+  mirror(claim: TaskClaim): void {
+    if (this.finished) {
+      claim.release();
+      return;
+    }
+    this.claim = claim;
+    this.mirroring = true;
+    if (this.taskId !== undefined) this.context.following.add(this.taskId);
+    claim.onMessage((message) => this.onCoordination(message));
+    const askSync = (): void => {
+      this.syncTimer = undefined;
+      if (!this.mirroring || this.synced) return;
+      claim.send({ type: 'sync' });
+      // The driver may be starting up and not hear it: ask until a snapshot comes (a local message, once a second).
+      this.syncTimer = this.context.scheduler.setTimeout(askSync, MIRROR_SYNC_MS);
+    };
+    askSync();
+    void claim.granted.then(() => this.takeOver());
+  }
+
+  private takeOver(): void {
+    if (!this.mirroring || this.finished) return;
+    this.stopMirroring();
+    for (const [id, relay] of this.relayed) {
+      this.relayed.delete(id);
+      relay.reject(
+        new TetherError('DELIVERY_UNKNOWN', `task ${this.taskId ?? ''}: the tab that was sending the reply went away before it answered; look at the task before replying again`, {
+          taskId: this.taskId,
+          maybeDelivered: true,
+        }),
+      );
+    }
+    // Whatever the driver saw is in the view; anything after it is a gap the new subscription fills.
+    this.gap = true;
+    this.resume();
+  }
+
+  private stopMirroring(): void {
+    this.mirroring = false;
+    if (this.syncTimer !== undefined) this.context.scheduler.clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
+  }
+
+  private endClaim(): void {
+    const claim = this.claim;
+    if (!claim) return;
+    this.stopMirroring();
+    this.claim = undefined;
+    claim.release();
+  }
+
+  private onCoordination(message: CoordinationMessage): void {
+    const r = this.reconciler;
+    if (!r || this.finished) return;
+    if (!this.mirroring) {
+      // The driver: answer the mirrors.
+      if (message.type === 'sync') this.claim?.send({ type: 'snapshot', task: r.toTask(), connection: this.connection });
+      else if (message.type === 'reply') {
+        const answer = (error?: unknown): void => this.claim?.send({ type: 'replied', id: message.id, ...(error === undefined ? {} : { error: carried(error) }) });
+        this.reply(message.message, {}).then(() => answer(), answer);
+      }
+      return;
+    }
+    switch (message.type) {
+      case 'snapshot':
+        this.synced = true;
+        this.sink.emit(r.applySnapshot(message.task, { recovered: false }));
+        this.mirrorConnection(message.connection);
+        return;
+      case 'events':
+        if (!this.synced) return; // the snapshot asked for covers them
+        for (const event of message.events) this.mirrorEvent(r, event);
+        this.sink.emit(message.events.map((e) => restoredEvent(e, r.taskId)));
+        return;
+      case 'finished':
+        r.applySnapshot(message.task, { recovered: false });
+        this.finalTask = message.task;
+        this.endMirror({ name: 'done' });
+        return;
+      case 'failed':
+        this.endMirror({ name: 'failed', error: restored(message.error, r.taskId) });
+        return;
+      case 'replied': {
+        const relay = this.relayed.get(message.id);
+        this.relayed.delete(message.id);
+        if (message.error) relay?.reject(restored(message.error, r.taskId));
+        else relay?.resolve();
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Keeps the view in step with an event the driver emitted (the handle gets the event itself). */
+  private mirrorEvent(r: Reconciler, event: TaskEvent): void {
+    const ids = { taskId: r.taskId, contextId: r.contextId };
+    if (event.type === 'status') {
+      const status = { state: event.state, ...(event.message ? { message: event.message } : {}), ...(event.timestamp ? { timestamp: event.timestamp } : {}) };
+      r.applyEvent({ kind: 'status-update', ...ids, status });
+    } else if (event.type === 'artifact') {
+      const { artifactId, name, description, metadata, parts, append, lastChunk } = event;
+      const artifact = { artifactId, parts, ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }), ...(metadata === undefined ? {} : { metadata }) };
+      r.applyEvent({ kind: 'artifact-update', ...ids, artifact, append, lastChunk });
+    } else if (event.type === 'message') {
+      r.applyEvent(event.message);
+    } else if (event.type === 'connection') {
+      this.connection = event.state;
+    }
+  }
+
+  private mirrorConnection(state: ConnectionState): void {
+    if (state === this.connection) return;
+    this.connection = state;
+    this.sink.emit([{ type: 'connection', state }]);
+  }
+
+  /** The driver's follow ended: so does this one, the same way (nothing was opened, nothing to close). */
+  private endMirror(phase: Phase): void {
+    this.phase = phase;
+    this.endClaim();
+    this.finish();
+  }
+
+  private async relayReply(claim: TaskClaim, message: Message): Promise<void> {
+    const id = this.context.newId();
+    const relay = deferred<void>();
+    this.relayed.set(id, relay);
+    claim.send({ type: 'reply', id, message });
+    const timer = this.context.scheduler.setTimeout(() => {
+      if (!this.relayed.delete(id)) return;
+      relay.reject(
+        new TetherError('DELIVERY_UNKNOWN', `task ${this.taskId ?? ''}: the tab driving the task did not answer the reply within ${RELAY_TIMEOUT_MS} ms`, {
+          taskId: this.taskId,
+          messageId: message.messageId,
+          maybeDelivered: true,
+        }),
+      );
+    }, RELAY_TIMEOUT_MS);
+    try {
+      await relay.promise;
+    } finally {
+      this.context.scheduler.clearTimeout(timer);
+    }
+  }
+
   private leaseLost(): void {
     this.lease = undefined;
     this.interrupt({
@@ -413,9 +619,10 @@ export class TaskFollower {
     if (!isInterruptedState(r.state)) {
       throw new TetherError('INVALID_ARGUMENT', `task ${r.taskId} is ${r.state}, not waiting for input`, { taskId: r.taskId, maybeDelivered: false });
     }
-    if (this.pending) {
+    if (this.pending || this.relayed.size > 0) {
       throw new TetherError('INVALID_ARGUMENT', `a reply to task ${r.taskId} is already on its way`, { taskId: r.taskId, maybeDelivered: false });
     }
+    if (this.mirroring && this.claim) return this.relayReply(this.claim, message);
     const ack = deferred<StartAck>();
     this.pending = { message, purpose: 'reply', options, ack };
     this.inputWait.stop();
@@ -480,7 +687,11 @@ export class TaskFollower {
     this.stopper.abort();
     this.conn?.feed.close();
     this.inputWait.stop();
-    if (!this.running) this.phase = { name: 'detached' };
+    if (!this.running) {
+      this.phase = { name: 'detached' };
+      if (this.taskId !== undefined) this.context.following.delete(this.taskId);
+      this.endClaim();
+    }
   }
 
   /** Resolves when pending store writes are done. */
@@ -651,7 +862,7 @@ export class TaskFollower {
     if (state === this.connection && phase.name !== 'backing-off') return;
     if (before?.name === 'backing-off' && phase.name === 'resubscribing' && state === 'reconnecting') return;
     this.connection = state;
-    if (this.reconciler) this.sink.emit([{ type: 'connection', state, ...extra }]);
+    if (this.reconciler) this.emit([{ type: 'connection', state, ...extra }]);
   }
 
   private finish(): void {
@@ -674,13 +885,17 @@ export class TaskFollower {
       const r = this.reconciler as Reconciler;
       // The record outlives the task: its final state and outcome, until the retention ends.
       this.persist({ state: r.state, outcome: { kind: 'finished', state: r.state, at: now }, expiresAt: now + this.context.retentionMs });
-      this.sink.finished(finalResult(r, this.finalTask));
+      const task = finalResult(r, this.finalTask);
+      this.sink.finished(task);
+      if (this.claim && !this.mirroring) this.claim.send({ type: 'finished', task });
     } else if (phase.name === 'failed') {
       const lastError = { code: phase.error.code, message: phase.error.message, at: now };
       // The agent no longer knows the task: lost, not left `working`.
       this.persist(phase.error instanceof TaskNotFoundError ? { outcome: { kind: 'lost', at: now }, lastError } : { lastError });
       this.sink.failed(phase.error);
+      if (this.claim && !this.mirroring) this.claim.send({ type: 'failed', error: carried(phase.error) });
     }
+    this.endClaim();
     if (this.pending) {
       const { message } = this.pending;
       const error =
@@ -736,7 +951,7 @@ export class TaskFollower {
         events = events.slice(0, at);
       }
     }
-    if (events.length > 0) this.sink.emit(events);
+    if (events.length > 0) this.emit(events);
     if (!live) this.releaseTerminal();
     this.persist({ state: r.state, ...(this.lastEventId === undefined ? {} : { lastEventId: this.lastEventId }) });
   }
@@ -746,7 +961,7 @@ export class TaskFollower {
     const held = this.heldTerminal;
     if (held === undefined) return;
     this.heldTerminal = undefined;
-    this.sink.emit(held);
+    this.emit(held);
   }
 
   private absorbSnapshot(task: Task, recovered: boolean): void {
@@ -804,9 +1019,15 @@ export class TaskFollower {
     if (mode === 'push') this.listenForPushes(taskId);
   }
 
+  /** Hands events to the handle; a driving claim passes them on to the mirrors. */
+  private emit(events: TaskEvent[]): void {
+    this.sink.emit(events);
+    if (this.claim && !this.mirroring) this.claim.send({ type: 'events', events: events.map(carriedEvent) });
+  }
+
   /** A store write failed: the app hears of it (the follow goes on; `flush()` rejects with it). */
   private storeFailed(error: TetherError): void {
-    if (this.reconciler) this.sink.emit([{ type: 'store-error', error }]);
+    if (this.reconciler) this.emit([{ type: 'store-error', error }]);
   }
 
   // ── steps ─────────────────────────────────────────────────────────────────────────────────
@@ -1184,8 +1405,35 @@ export class TaskFollower {
   }
 
   private async waitStep(ms: number, signal: AbortSignal): Promise<Outcome> {
-    await sleep(this.context.scheduler, ms, signal);
+    await this.pause(ms, signal);
     return { type: 'waited' };
+  }
+
+  /**
+   * Waits before the next attempt. With the platform's network signals: a wake (back online, page
+   * shown) ends the wait early, after a random delay of up to a second (tabs and clients do not all
+   * come back at once), and no attempt is made while the platform says it is offline.
+   */
+  private async pause(ms: number, signal: AbortSignal): Promise<boolean> {
+    const network = this.context.network;
+    const { scheduler, random } = this.context;
+    if (!network) return sleep(scheduler, ms, signal);
+    const woken = new AbortController();
+    const unsubscribe = network.onWake(() => woken.abort());
+    try {
+      const either = AbortSignal.any([signal, woken.signal]);
+      if (!(await sleep(scheduler, ms, either)) && !signal.aborted) await sleep(scheduler, Math.floor(random() * WAKE_JITTER_MS), signal);
+      while (!signal.aborted && !network.online()) {
+        const back = new AbortController();
+        const stop = network.onWake(() => back.abort());
+        // Offline: wait for a wake, looking again now and then in case one was missed.
+        await sleep(scheduler, OFFLINE_LOOK_MS, AbortSignal.any([signal, back.signal]));
+        stop();
+      }
+      return !signal.aborted;
+    } finally {
+      unsubscribe();
+    }
   }
 
   private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
@@ -1194,7 +1442,7 @@ export class TaskFollower {
       // Waiting for the agent's pushes: a push wakes the wait at once; the safety poll catches a lost one.
       if (!this.pushDirty && !(await this.waitForPush(delayMs, signal))) return INTERRUPTED;
       this.pushDirty = false;
-    } else if (delayMs > 0 && !(await sleep(this.context.scheduler, delayMs, signal))) return INTERRUPTED;
+    } else if ((delayMs > 0 || this.context.network?.online() === false) && !(await this.pause(delayMs, signal))) return INTERRUPTED;
     if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
     let task: Task;
     try {

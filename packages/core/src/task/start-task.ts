@@ -58,6 +58,8 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
     const lease = await context.store.lease(follower.taskId, context.owner, context.leaseMs);
     if (lease) follower.holdLease(lease);
   }
+  // Tabs: the task is new, so its claim leads (its stream is this tab's); the others can mirror it.
+  if (context.coordinator && follower.taskId !== undefined) follower.lead(await context.coordinator.claim(follower.taskId));
   return handle;
 }
 
@@ -121,6 +123,15 @@ export async function resumeTask(
   });
   const handle = (holder.handle = new TaskHandle(context, follower));
   if (lease) follower.holdLease(lease);
+  if (context.coordinator) {
+    // Tabs: drive the task if no other tab does; else mirror the one that does, and take over when it goes.
+    const claim = await context.coordinator.claim(taskId);
+    if (!claim.leading) {
+      follower.mirror(claim);
+      return handle;
+    }
+    follower.lead(claim);
+  }
   follower.resume();
   return handle;
 }

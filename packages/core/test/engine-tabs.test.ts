@@ -1,0 +1,268 @@
+import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  connect,
+  MemoryTaskStore,
+  type A2AClient,
+  type CoordinationMessage,
+  type NetworkSignals,
+  type Part,
+  type TaskClaim,
+  type TaskCoordinator,
+  type TaskEvent,
+  type TaskHandle,
+} from '../src/index.js';
+
+// Several clients sharing a store and a coordinator (browser tabs; issue 8): one drives each task — the
+// only one with a stream — and the others mirror it; when the driver goes, a mirror takes over from what
+// it mirrored. `@a2a-tether/browser` implements the coordinator with Web Locks and a BroadcastChannel;
+// here an in-memory one with the same semantics (asynchronous, ordered delivery; a FIFO lock per task).
+
+interface Member {
+  tab: string;
+  claim: FakeClaim;
+}
+
+class FakeClaim implements TaskClaim {
+  leading: boolean;
+  readonly granted: Promise<void>;
+  grant!: () => void;
+  listener: ((message: CoordinationMessage) => void) | undefined;
+  released = false;
+  constructor(
+    private readonly hub: Hub,
+    readonly taskId: string,
+    readonly tab: string,
+    leading: boolean,
+  ) {
+    this.leading = leading;
+    this.granted = new Promise<void>((resolve) => (this.grant = resolve));
+    if (leading) this.grant();
+  }
+  send(message: CoordinationMessage): void {
+    this.hub.post(this, structuredClone(message));
+  }
+  onMessage(listener: (message: CoordinationMessage) => void): void {
+    this.listener = listener;
+  }
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.hub.release(this);
+  }
+}
+
+class Hub {
+  readonly members = new Map<string, Member[]>();
+  readonly holder = new Map<string, FakeClaim>();
+  readonly sent: { from: string; message: CoordinationMessage }[] = [];
+  coordinator(tab: string): TaskCoordinator {
+    return {
+      claim: (taskId) => {
+        const leading = !this.holder.has(taskId);
+        const claim = new FakeClaim(this, taskId, tab, leading);
+        if (leading) this.holder.set(taskId, claim);
+        const list = this.members.get(taskId) ?? [];
+        list.push({ tab, claim });
+        this.members.set(taskId, list);
+        return Promise.resolve(claim);
+      },
+    };
+  }
+  post(from: FakeClaim, message: CoordinationMessage): void {
+    this.sent.push({ from: from.tab, message });
+    for (const m of this.members.get(from.taskId) ?? []) {
+      if (m.claim !== from && !m.claim.released) setTimeout(() => m.claim.listener?.(message), 0);
+    }
+  }
+  release(claim: FakeClaim): void {
+    const list = (this.members.get(claim.taskId) ?? []).filter((m) => m.claim !== claim);
+    this.members.set(claim.taskId, list);
+    if (this.holder.get(claim.taskId) !== claim) return;
+    this.holder.delete(claim.taskId);
+    // The next waiting tab gets the lock, as Web Locks grant it (after the releasing task's messages).
+    const next = list.find((m) => !m.claim.released);
+    if (next) {
+      this.holder.set(claim.taskId, next.claim);
+      setTimeout(() => {
+        next.claim.leading = true;
+        next.claim.grant();
+      }, 5);
+    }
+  }
+}
+
+const agents: TestAgent[] = [];
+const clients: A2AClient[] = [];
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((a) => a.close()));
+  clients.length = 0;
+});
+
+const text = (parts: Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+
+function rebuild(events: TaskEvent[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of events) if (e.type === 'artifact') out[e.artifactId] = (e.append ? (out[e.artifactId] ?? '') : '') + text(e.parts);
+  return out;
+}
+
+/** Reads a handle's events in the background. */
+function collect(handle: TaskHandle): { events: TaskEvent[]; ended: Promise<void> } {
+  const events: TaskEvent[] = [];
+  const ended = (async () => {
+    for await (const e of handle.events()) events.push(e);
+  })();
+  return { events, ended };
+}
+
+/** Requests that open a stream (a streaming send or a subscription), on the JSON-RPC binding. */
+function streamsOpened(agent: TestAgent): number {
+  return agent.requests.filter((r) => {
+    const method = (r.body as { method?: string } | undefined)?.method;
+    return method === 'SendStreamingMessage' || method === 'SubscribeToTask' || method === 'message/stream' || method === 'tasks/resubscribe';
+  }).length;
+}
+
+async function tabs(count: number): Promise<{ agent: TestAgent; hub: Hub; store: MemoryTaskStore; tab: A2AClient[] }> {
+  const agent = await startTestAgent();
+  agents.push(agent);
+  const hub = new Hub();
+  const store = new MemoryTaskStore();
+  const tab: A2AClient[] = [];
+  for (let i = 0; i < count; i++) {
+    tab.push(await connect(agent.url, { cardCache: false, store, coordinator: hub.coordinator(`tab-${i}`), preferredBindings: ['JSONRPC'] }));
+  }
+  clients.push(...tab);
+  return { agent, hub, store, tab };
+}
+
+const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('tabs: one client drives a task, the others mirror it', () => {
+  it('three clients on one task: one stream at the agent; the mirrors see the same events and the same result', async () => {
+    const { agent, tab } = await tabs(3);
+    const [a, b, c] = tab as [A2AClient, A2AClient, A2AClient];
+    const driver = await a.start('stream updates=2 chunks=40 delayMs=15');
+    const fromA = collect(driver);
+    await settle(60);
+    const [mb] = await b.resumeAll();
+    const [mc] = await c.resumeAll();
+    expect(mb?.taskId).toBe(driver.taskId);
+    expect(mc?.taskId).toBe(driver.taskId);
+    const fromB = collect(mb as TaskHandle);
+    const fromC = collect(mc as TaskHandle);
+    const [ta, tb, tc] = await Promise.all([driver.done(), mb?.done(), mc?.done()]);
+    await Promise.all([fromA.ended, fromB.ended, fromC.ended]);
+
+    const expected = Array.from({ length: 40 }, (_, i) => `chunk-${i + 1};`).join('');
+    expect(text(ta.artifacts[0]?.parts ?? [])).toBe(expected);
+    expect(tb).toEqual(ta);
+    expect(tc).toEqual(ta);
+    for (const seen of [fromA, fromB, fromC]) {
+      expect(rebuild(seen.events)).toEqual({ result: expected });
+      expect(seen.events.filter((e) => e.type === 'status' && e.state === 'completed')).toHaveLength(1);
+    }
+    // The agent saw exactly one stream: the driver's send. The mirrors opened nothing.
+    expect(streamsOpened(agent)).toBe(1);
+    // A mirror's events after its snapshot are the driver's, in the same order (status and artifact events).
+    const tail = (events: TaskEvent[]): string[] =>
+      events.filter((e) => e.type === 'artifact' || e.type === 'status').map((e) => (e.type === 'artifact' ? `a:${e.append ? '+' : '='}${text(e.parts)}` : `s:${e.state}`));
+    const ofA = tail(fromA.events);
+    const ofB = tail(fromB.events);
+    const lastOfB = ofB.slice(-10);
+    expect(ofA.slice(-10)).toEqual(lastOfB);
+  });
+
+  it('the driver goes away mid-task: a mirror takes over from what it mirrored — nothing lost, nothing twice', async () => {
+    const { agent, tab } = await tabs(2);
+    const [a, b] = tab as [A2AClient, A2AClient];
+    const driver = await a.start('stream updates=1 chunks=40 delayMs=20');
+    const fromA = collect(driver);
+    const [mirror] = await b.resumeAll();
+    const fromB = collect(mirror as TaskHandle);
+    await settle(300);
+    expect(mirror?.view.artifacts[0]?.parts.length ?? 0).toBeGreaterThan(0);
+    expect(streamsOpened(agent)).toBe(1); // while the driver lives, only its stream
+    driver.detach(); // the tab closes: its claim is released
+    const final = await (mirror as TaskHandle).done();
+    await fromB.ended;
+    await fromA.ended;
+    const expected = Array.from({ length: 40 }, (_, i) => `chunk-${i + 1};`).join('');
+    expect(text(final.artifacts[0]?.parts ?? [])).toBe(expected);
+    // Rebuilt from the mirror's events alone: complete, and no chunk twice (a replace would restart it).
+    expect(rebuild(fromB.events)).toEqual({ result: expected });
+    const replaces = fromB.events.filter((e) => e.type === 'artifact' && !e.append);
+    expect(replaces.length).toBeLessThanOrEqual(1); // at most the first snapshot's
+    // Two streams in all: the driver's send, then the new driver's subscription.
+    expect(streamsOpened(agent)).toBe(2);
+  });
+
+  it("a mirror's reply is sent by the driver: one send reaches the agent, both see the task complete", async () => {
+    const { agent, tab } = await tabs(2);
+    const [a, b] = tab as [A2AClient, A2AClient];
+    const driver = await a.start('input');
+    const [mirror] = await b.resumeAll();
+    for (let i = 0; i < 100 && mirror?.view.state !== 'input-required'; i++) await settle(20);
+    expect(mirror?.view.state).toBe('input-required');
+    const sendsBefore = agent.requests.filter((r) => /SendMessage|SendStreamingMessage|message\/s/.test(String((r.body as { method?: string })?.method))).length;
+    await mirror?.reply('yes');
+    const [ta, tb] = await Promise.all([driver.done(), mirror?.done()]);
+    expect(ta.status.state).toBe('completed');
+    expect(tb).toEqual(ta);
+    const sends = agent.requests.filter((r) => /SendMessage|SendStreamingMessage|message\/s/.test(String((r.body as { method?: string })?.method))).length;
+    expect(sends - sendsBefore).toBe(1);
+  });
+
+  it("the driver's cancel ends the mirrors with the same final task", async () => {
+    const { tab } = await tabs(2);
+    const [a, b] = tab as [A2AClient, A2AClient];
+    const driver = await a.start('slow steps=200 delayMs=20');
+    const [mirror] = await b.resumeAll();
+    for (let i = 0; i < 100 && mirror?.view.state !== 'working'; i++) await settle(20);
+    const outcome = await driver.cancel({ waitMs: 3_000 });
+    expect(outcome.confirmed).toBe(true);
+    await expect(driver.done()).resolves.toMatchObject({ status: { state: 'canceled' } });
+    await expect(mirror?.done()).resolves.toMatchObject({ status: { state: 'canceled' } });
+  });
+});
+
+describe('network signals: no attempts while offline; a wake retries at once', () => {
+  it('offline: the engine waits instead of failing attempts; online: it resumes and completes', async () => {
+    const agent = await startTestAgent();
+    agents.push(agent);
+    let online = true;
+    const wakes = new Set<() => void>();
+    const network: NetworkSignals = {
+      online: () => online,
+      onWake: (listener) => {
+        wakes.add(listener);
+        return () => wakes.delete(listener);
+      },
+    };
+    let calls = 0;
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      calls++;
+      return globalThis.fetch(input, init);
+    };
+    const client = await connect(agent.url, { cardCache: false, network, fetch, resilience: { initialDelayMs: 2_000, maxAttempts: 2 } });
+    const handle = await client.start('stream updates=1 chunks=30 delayMs=20');
+    const events = collect(handle);
+    await settle(150);
+    // The link drops while the platform says offline: no request is made, however long it lasts.
+    online = false;
+    await agent.stop();
+    await settle(100);
+    const before = calls;
+    await settle(1_500);
+    expect(calls).toBe(before);
+    expect(handle.view.connection).not.toBe('closed');
+    await agent.start();
+    online = true;
+    for (const wake of wakes) wake();
+    const final = await handle.done();
+    await events.ended;
+    expect(text(final.artifacts[0]?.parts ?? [])).toBe(Array.from({ length: 30 }, (_, i) => `chunk-${i + 1};`).join(''));
+    expect(rebuild(events.events)).toEqual({ result: text(final.artifacts[0]?.parts ?? []) });
+  });
+});
