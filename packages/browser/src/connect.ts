@@ -1,9 +1,47 @@
-import { connect as coreConnect, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
+import { connect as coreConnect, TetherError, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
+import { pageNetworkSignals } from './lifecycle.js';
+import { createTabCoordinator } from './tabs.js';
+
+/** Options of the browser's {@link connect}: core's, plus tabs and page lifecycle. */
+export interface BrowserConnectOptions extends ConnectOptions {
+  /**
+   * Many tabs, one connection per task: a Web Lock elects the tab that streams each task; the other tabs'
+   * handles mirror it over a BroadcastChannel (same events, nothing opened) and one takes over when it
+   * goes. Needs a store the tabs share (`createIndexedDbTaskStore()`). `scope` names the group of tabs
+   * (default: the URL passed to `connect`). Where Web Locks or BroadcastChannel are missing, every tab
+   * streams its own tasks. Default `false`.
+   */
+  tabs?: boolean | { scope?: string | undefined } | undefined;
+  /**
+   * Follow the page's network and lifecycle (default `true`): no attempt while offline; retry at once
+   * (with a little jitter) on `online`, when the page is shown again, and after the back/forward cache.
+   */
+  lifecycle?: boolean | undefined;
+}
 
 /**
- * Connects to an A2A agent from a browser: `@a2a-tether/core`'s `connect()` with the page's
- * `fetch` (the agent must allow the page's origin with CORS, including the `A2A-Version` header).
+ * Connects to an A2A agent from a browser: `@a2a-tether/core`'s `connect()` with the page's `fetch`, the
+ * page's network signals, and — with `tabs` — one streaming tab per task. The agent must allow the page's
+ * origin with CORS (docs/browser.md lists the headers).
+ *
+ * @throws TetherError `INVALID_ARGUMENT` for `tabs` without a `store` (memory is not shared between tabs),
+ *   and whatever core's `connect()` throws.
  */
-export function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
-  return coreConnect(url, { ...options, fetch: options.fetch ?? globalThis.fetch.bind(globalThis) });
+export function connect(url: string | URL, options: BrowserConnectOptions = {}): Promise<A2AClient> {
+  const { tabs, lifecycle, ...core } = options;
+  let coordinator = core.coordinator;
+  if (tabs && !coordinator) {
+    if (!core.store) {
+      return Promise.reject(
+        new TetherError('INVALID_ARGUMENT', 'connect: `tabs` needs a store the tabs share, e.g. `store: createIndexedDbTaskStore()`', { maybeDelivered: false }),
+      );
+    }
+    coordinator = createTabCoordinator((typeof tabs === 'object' ? tabs.scope : undefined) ?? String(url));
+  }
+  return coreConnect(url, {
+    ...core,
+    fetch: core.fetch ?? globalThis.fetch.bind(globalThis),
+    coordinator,
+    network: core.network ?? (lifecycle === false ? undefined : pageNetworkSignals()),
+  });
 }

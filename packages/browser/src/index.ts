@@ -5,5 +5,8 @@
 // exception to "no export *", so the two lists cannot drift (docs/design/decisions.md D11).
 export * from '@a2a-tether/core';
 export { connect } from './connect.js';
+export type { BrowserConnectOptions } from './connect.js';
+export { canCoordinateTabs, createTabCoordinator } from './tabs.js';
+export { pageNetworkSignals } from './lifecycle.js';
 export { createIndexedDbTaskStore } from './indexeddb-task-store.js';
 export type { IndexedDbTaskStoreOptions } from './indexeddb-task-store.js';
