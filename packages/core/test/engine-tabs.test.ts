@@ -56,6 +56,10 @@ class Hub {
   readonly members = new Map<string, Member[]>();
   readonly holder = new Map<string, FakeClaim>();
   readonly sent: { from: string; message: CoordinationMessage }[] = [];
+  /** How long a message takes to reach the other clients (ms). */
+  latencyMs = 0;
+  /** Whether a released lock goes to the next waiting client (off: the test decides who drives). */
+  handOver = true;
   coordinator(tab: string): TaskCoordinator {
     return {
       claim: (taskId) => {
@@ -72,7 +76,7 @@ class Hub {
   post(from: FakeClaim, message: CoordinationMessage): void {
     this.sent.push({ from: from.tab, message });
     for (const m of this.members.get(from.taskId) ?? []) {
-      if (m.claim !== from && !m.claim.released) setTimeout(() => m.claim.listener?.(message), 0);
+      if (m.claim !== from && !m.claim.released) setTimeout(() => m.claim.listener?.(message), this.latencyMs);
     }
   }
   release(claim: FakeClaim): void {
@@ -82,7 +86,7 @@ class Hub {
     this.holder.delete(claim.taskId);
     // The next waiting tab gets the lock, as Web Locks grant it (after the releasing task's messages).
     const next = list.find((m) => !m.claim.released);
-    if (next) {
+    if (next && this.handOver) {
       this.holder.set(claim.taskId, next.claim);
       setTimeout(() => {
         next.claim.leading = true;
@@ -224,6 +228,30 @@ describe('tabs: one client drives a task, the others mirror it', () => {
     expect(outcome.confirmed).toBe(true);
     await expect(driver.done()).resolves.toMatchObject({ status: { state: 'canceled' } });
     await expect(mirror?.done()).resolves.toMatchObject({ status: { state: 'canceled' } });
+  });
+});
+
+describe('tabs: a mirror acts on the task', () => {
+  it('a mirror cancels: both see it canceled, each exactly once, and the mirror reports it confirmed', async () => {
+    const { tab, hub } = await tabs(2);
+    const [a, b] = tab as [A2AClient, A2AClient];
+    const driver = await a.start('slow steps=200 delayMs=20');
+    const fromA = collect(driver);
+    // The driver's news arrives after the mirror's own look at the task (GetTask after its cancel).
+    hub.latencyMs = 150;
+    hub.handOver = false;
+    const [mirror] = await b.resumeAll();
+    const fromB = collect(mirror as TaskHandle);
+    for (let i = 0; i < 100 && mirror?.view.state !== 'working'; i++) await settle(20);
+    const outcome = await (mirror as TaskHandle).cancel({ waitMs: 3_000 });
+    expect(outcome).toEqual({ requested: true, confirmed: true, state: 'canceled' });
+    await Promise.all([driver.done(), mirror?.done(), fromA.ended, fromB.ended]);
+    for (const seen of [fromA, fromB]) {
+      expect(seen.events.filter((e) => e.type === 'status' && e.state === 'canceled')).toHaveLength(1);
+      const last = seen.events.findIndex((e) => e.type === 'status' && e.state === 'canceled');
+      // Nothing but the link closing after the end.
+      expect(seen.events.slice(last + 1).every((e) => e.type === 'connection' && e.state === 'closed')).toBe(true);
+    }
   });
 });
 

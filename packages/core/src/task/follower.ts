@@ -474,8 +474,7 @@ export class TaskFollower {
         return;
       case 'events':
         if (!this.synced) return; // the snapshot asked for covers them
-        for (const event of message.events) this.mirrorEvent(r, event);
-        this.sink.emit(message.events.map((e) => restoredEvent(e, r.taskId)));
+        this.sink.emit(message.events.filter((e) => this.mirrorEvent(r, e)).map((e) => restoredEvent(e, r.taskId)));
         return;
       case 'finished':
         r.applySnapshot(message.task, { recovered: false });
@@ -497,20 +496,36 @@ export class TaskFollower {
     }
   }
 
-  /** Keeps the view in step with an event the driver emitted (the handle gets the event itself). */
-  private mirrorEvent(r: Reconciler, event: TaskEvent): void {
+  /**
+   * Keeps the view in step with an event the driver emitted; whether the handle should get it — not
+   * when this view already holds it (a mirror's own cancel may have seen the end first).
+   */
+  private mirrorEvent(r: Reconciler, event: TaskEvent): boolean {
     const ids = { taskId: r.taskId, contextId: r.contextId };
-    if (event.type === 'status') {
-      const status = { state: event.state, ...(event.message ? { message: event.message } : {}), ...(event.timestamp ? { timestamp: event.timestamp } : {}) };
-      r.applyEvent({ kind: 'status-update', ...ids, status });
-    } else if (event.type === 'artifact') {
-      const { artifactId, name, description, metadata, parts, append, lastChunk } = event;
-      const artifact = { artifactId, parts, ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }), ...(metadata === undefined ? {} : { metadata }) };
-      r.applyEvent({ kind: 'artifact-update', ...ids, artifact, append, lastChunk });
-    } else if (event.type === 'message') {
-      r.applyEvent(event.message);
-    } else if (event.type === 'connection') {
-      this.connection = event.state;
+    // This view saw the end itself (its own cancel's look): what the driver saw before it is old news.
+    if (isTerminalState(r.state)) {
+      if (event.type === 'connection' && event.state === 'closed') this.mirrorConnection('closed');
+      return false;
+    }
+    switch (event.type) {
+      case 'status': {
+        const status = { state: event.state, ...(event.message ? { message: event.message } : {}), ...(event.timestamp ? { timestamp: event.timestamp } : {}) };
+        return r.applyEvent({ kind: 'status-update', ...ids, status }).length > 0;
+      }
+      case 'artifact': {
+        const { artifactId, name, description, metadata, parts, append, lastChunk } = event;
+        const artifact = { artifactId, parts, ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }), ...(metadata === undefined ? {} : { metadata }) };
+        return r.applyEvent({ kind: 'artifact-update', ...ids, artifact, append, lastChunk }).length > 0;
+      }
+      case 'message':
+        return r.applyEvent(event.message).length > 0;
+      case 'connection':
+        if (isTerminalState(r.state) && event.state !== 'closed') return false;
+        if (event.state === this.connection) return false;
+        this.connection = event.state;
+        return true;
+      default:
+        return true;
     }
   }
 
