@@ -9,4 +9,4 @@ export type { BrowserConnectOptions } from './connect.js';
 export { canCoordinateTabs, createTabCoordinator } from './tabs.js';
 export { pageNetworkSignals } from './lifecycle.js';
 export { createIndexedDbTaskStore } from './indexeddb-task-store.js';
-export type { IndexedDbTaskStoreOptions } from './indexeddb-task-store.js';
+export type { IndexedDbTaskStore, IndexedDbTaskStoreOptions } from './indexeddb-task-store.js';

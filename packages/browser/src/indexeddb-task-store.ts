@@ -1,4 +1,4 @@
-import { isActiveRecord, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
+import { isActiveRecord, MemoryTaskStore, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
 import { createStore, del, get, set, update, values, type UseStore } from 'idb-keyval';
 
 /** Options of {@link createIndexedDbTaskStore}. */
@@ -7,6 +7,22 @@ export interface IndexedDbTaskStoreOptions {
   dbName?: string | undefined;
   /** The object store inside it (default `tasks`). */
   storeName?: string | undefined;
+  /**
+   * When the database fails (blocked, quota exceeded, unavailable in private mode): `'memory'` (default)
+   * goes on with the records in memory — the page keeps working, but its tasks will not survive a
+   * reload — and tells `onFallback`; `'none'` throws the typed error on every call instead.
+   */
+  fallback?: 'memory' | 'none' | undefined;
+  /** Called once, with the typed error (`STORE_READ_FAILED` / `STORE_WRITE_FAILED`), when the store falls back to memory. */
+  onFallback?: ((error: TetherError) => void) | undefined;
+}
+
+/** The IndexedDB task store: a `TaskStore`, and where its records live now. */
+export interface IndexedDbTaskStore extends TaskStore {
+  /** `'indexeddb'`, or `'memory'` after the database failed (see `fallback`). */
+  readonly mode: 'indexeddb' | 'memory';
+  /** The error that made it fall back to memory, if it did. */
+  readonly fallbackError: TetherError | undefined;
 }
 
 function failed(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', what: string, taskId: string | undefined, error: unknown): TetherError {
@@ -27,9 +43,46 @@ function failed(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', what: string, 
  * store (`createStore`); `update` is one IndexedDB read-write transaction (atomic across the tabs of the
  * origin). Records hold what resuming needs — never a token or credential. A failure of the database
  * (blocked, quota exceeded, unavailable in private mode) is a typed `STORE_READ_FAILED` /
- * `STORE_WRITE_FAILED`; the engine surfaces write failures as `store-error` events and goes on from memory.
+ * `STORE_WRITE_FAILED`: by default the store then keeps its records in memory (`mode` says so, and
+ * `onFallback` is told once), so the page keeps working; with `fallback: 'none'` every call throws it
+ * (the engine surfaces write failures as `store-error` events, and `start()` rejects when a task's first
+ * record cannot be stored).
  */
-export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}): TaskStore {
+export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}): IndexedDbTaskStore {
+  const idb = indexedDbStore(options);
+  if (options.fallback === 'none') return Object.assign(idb, { mode: 'indexeddb' as const, fallbackError: undefined });
+  let memory: MemoryTaskStore | undefined;
+  let fallbackError: TetherError | undefined;
+  // Each call goes to IndexedDB until the database fails once; from then on, to memory.
+  const call = async <T>(use: (store: TaskStore) => Promise<T>): Promise<T> => {
+    if (!memory) {
+      try {
+        return await use(idb);
+      } catch (error) {
+        if (!(error instanceof TetherError) || (error.code !== 'STORE_READ_FAILED' && error.code !== 'STORE_WRITE_FAILED') || memory) throw error;
+        memory = new MemoryTaskStore();
+        fallbackError = error;
+        options.onFallback?.(error);
+      }
+    }
+    return use(memory);
+  };
+  return {
+    get mode() {
+      return memory ? 'memory' : 'indexeddb';
+    },
+    get fallbackError() {
+      return fallbackError;
+    },
+    get: (taskId) => call((s) => s.get(taskId)),
+    put: (record) => call((s) => s.put(record)),
+    update: (taskId, change) => call((s) => s.update(taskId, change)),
+    list: (filter) => call((s) => s.list(filter)),
+    delete: (taskId) => call((s) => s.delete(taskId)),
+  };
+}
+
+function indexedDbStore(options: IndexedDbTaskStoreOptions): TaskStore {
   let db: UseStore | undefined;
   const store = (): UseStore => (db ??= createStore(options.dbName ?? 'tether', options.storeName ?? 'tasks'));
 

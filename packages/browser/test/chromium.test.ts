@@ -21,7 +21,7 @@ import { taskStoreContract } from '${fileURLToPath(new URL('../../testkit/src/st
 let dbs = 0;
 window.tether = {
   async storeContract() {
-    const cases = taskStoreContract(() => createIndexedDbTaskStore({ dbName: 'contract-' + ++dbs }));
+    const cases = taskStoreContract(() => createIndexedDbTaskStore({ dbName: 'contract-' + ++dbs, fallback: 'none' }));
     const failures = [];
     for (const c of cases) {
       try { await c.run(); } catch (e) { failures.push(c.name + ': ' + (e && e.message)); }
@@ -46,6 +46,24 @@ window.tether = {
     const client = await connect(url, { cardCache: false });
     try { await client.getTask('no-such-task'); return 'no error'; }
     catch (e) { return { isTether: e instanceof TetherError, name: e.name, code: e.code, a2aCode: e.a2aCode, message: e.message }; }
+  },
+  async unavailable(url) {
+    // IndexedDB refuses (private mode, a blocked database): the store falls back to memory, the page works.
+    const open = indexedDB.open;
+    indexedDB.open = () => { throw new DOMException('the database is not available', 'InvalidStateError'); };
+    try {
+      const told = [];
+      const store = createIndexedDbTaskStore({ dbName: 'unavailable', onFallback: (e) => told.push({ code: e.code, message: e.message }) });
+      const client = await connect(url, { store, cardCache: false });
+      const handle = await client.start('stream updates=1 chunks=3 delayMs=5');
+      const task = await handle.done();
+      const strict = createIndexedDbTaskStore({ dbName: 'unavailable-strict', fallback: 'none' });
+      let strictError;
+      try { await strict.list(); } catch (e) { strictError = { isTether: e instanceof TetherError, code: e.code }; }
+      return { mode: store.mode, told, state: task.status.state, records: (await store.list()).map((r) => r.state), strictError };
+    } finally {
+      indexedDB.open = open;
+    }
   },
   async abortMidStream(url) {
     const client = await connect(url, { cardCache: false });
@@ -144,6 +162,23 @@ describe.skipIf(!available)('@a2a-tether/browser in real Chromium', () => {
     await page.reload();
     await page.waitForFunction(() => 'tether' in window);
     expect(await page.evaluate(() => (window as unknown as Page).tether.readRecords())).toEqual(['survivor']);
+  });
+
+  it('IndexedDB unavailable: a typed error, told once, and the client keeps working from memory', async () => {
+    const result = (await page.evaluate((url) => (window as unknown as { tether: { unavailable: (u: string) => Promise<unknown> } }).tether.unavailable(url), agent.url)) as {
+      mode: string;
+      told: { code: string; message: string }[];
+      state: string;
+      records: string[];
+      strictError: unknown;
+    };
+    expect(result.mode).toBe('memory');
+    expect(result.told).toHaveLength(1);
+    expect(result.told[0]?.code).toMatch(/^STORE_(READ|WRITE)_FAILED$/);
+    expect(result.told[0]?.message).toMatch(/IndexedDB task store: .* failed \(the database is blocked, closed or unavailable/);
+    expect(result.state).toBe('completed');
+    expect(result.records).toEqual(['completed']);
+    expect(result.strictError).toEqual({ isTether: true, code: 'STORE_READ_FAILED' });
   });
 
   it('an AbortSignal ends the stream with ABORTED', async () => {

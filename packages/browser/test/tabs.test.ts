@@ -51,6 +51,7 @@ window.tab = {
   },
   async start(text) { const h = await client.start(text); watch(h); return h.taskId; },
   async resumeAll() { const hs = await client.resumeAll(); hs.forEach(watch); return hs.map((h) => h.taskId); },
+  withoutLocks() { Object.defineProperty(Navigator.prototype, 'locks', { get: () => undefined, configurable: true }); return true; },
   get(id) { return JSON.parse(JSON.stringify(tasks[id] ?? null)); },
   online() { return navigator.onLine; },
 };
@@ -67,7 +68,7 @@ type TabView = {
   final?: string[];
   error?: string;
 };
-type TabApi = { tab: { init(u: string): Promise<boolean>; start(t: string): Promise<string>; resumeAll(): Promise<string[]>; get(id: string): TabView | null } };
+type TabApi = { tab: { withoutLocks(): boolean; init(u: string): Promise<boolean>; start(t: string): Promise<string>; resumeAll(): Promise<string[]>; get(id: string): TabView | null } };
 
 const chunks = (n: number): string => Array.from({ length: n }, (_, i) => `chunk-${i + 1};`).join('');
 
@@ -168,6 +169,27 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
     expect(b.log.slice(-12)).toEqual(a.log.slice(-12));
     expect(c.log.slice(-12)).toEqual(a.log.slice(-12));
     await two.screenshot({ path: `${OUT}tabs-three.png` });
+  });
+
+  it('without Web Locks every tab streams its own copy (documented degradation), and each completes', async () => {
+    const pages: Page[] = [];
+    for (let i = 0; i < 2; i++) {
+      const page = await context.newPage();
+      await page.goto(siteUrl);
+      await page.waitForFunction(() => 'tab' in window);
+      await page.evaluate(() => (window as unknown as TabApi).tab.withoutLocks());
+      await page.evaluate((url) => (window as unknown as TabApi).tab.init(url), agent.url);
+      pages.push(page);
+    }
+    const [one, two] = pages as [Page, Page];
+    const id = await one.evaluate(() => (window as unknown as TabApi).tab.start('stream updates=1 chunks=20 delayMs=40'));
+    expect(await two.evaluate(() => (window as unknown as TabApi).tab.resumeAll())).toEqual([id]);
+    for (const page of pages) {
+      const done = await until(page, id, (v) => v.done !== undefined || v.error !== undefined, 30_000);
+      expect(done.done).toBe('completed');
+      expect(done.artifacts['result']).toBe(chunks(20));
+    }
+    expect(streamsFor(id)).toBe(2);
   });
 
   it('closing the driving tab: another tab takes over from what it mirrored — complete, nothing twice', async () => {
