@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // store-contract: the TaskStore contract alone (no Node APIs), for stores tested in a browser.
+  entry: ['src/index.ts', 'src/store-contract.ts'],
   format: ['esm', 'cjs'],
   platform: 'node',
   target: 'es2022',

@@ -17,7 +17,7 @@ if (!available) console.warn(`⚠ skipping real-browser tests: no Chromium at ${
 // The page imports the BUILT browser package (dist), bundled by esbuild for the browser platform.
 const PAGE_SCRIPT = `
 import { connect, TetherError, createIndexedDbTaskStore } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
-import { taskStoreContract } from '${fileURLToPath(new URL('../../testkit/src/store-contract.ts', import.meta.url))}';
+import { taskStoreContract } from '@a2a-tether/testkit/store-contract';
 let dbs = 0;
 window.tether = {
   async storeContract() {
