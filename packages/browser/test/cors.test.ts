@@ -131,7 +131,7 @@ describe.skipIf(!available)('CORS in real Chromium: a strict agent on another or
     )) as { isTether: boolean; code: string; message: string };
     expect(result).toMatchObject({ isTether: true, code: 'NETWORK' });
     expect(result.message).toContain(`GetAgentCard GET ${forgetful.cardUrl}`);
-    expect(result.message).toContain(`likely CORS: ${forgetful.origin} must allow origin ${siteOrigin}, method GET and request headers a2a-version`);
+    expect(result.message).toContain(`likely CORS: ${forgetful.origin} must allow origin ${siteOrigin}, method GET and request headers a2a-version, or the agent is unreachable`);
     // The agent saw only the refused preflight: the browser never sent the request itself.
     expect(forgetful.requests.map((r) => r.method)).toEqual(['OPTIONS']);
   });
