@@ -1,6 +1,7 @@
 import { connect as coreConnect, TetherError, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
 import { pageNetworkSignals } from './lifecycle.js';
 import { createTabCoordinator } from './tabs.js';
+import { withCorsHint } from './cors-hint.js';
 
 /** Options of the browser's {@link connect}: core's, plus tabs and page lifecycle. */
 export interface BrowserConnectOptions extends ConnectOptions {
@@ -22,7 +23,8 @@ export interface BrowserConnectOptions extends ConnectOptions {
 /**
  * Connects to an A2A agent from a browser: `@a2a-tether/core`'s `connect()` with the page's `fetch`, the
  * page's network signals, and — with `tabs` — one streaming tab per task. The agent must allow the page's
- * origin with CORS (docs/browser.md lists the headers).
+ * origin with CORS (docs/browser.md lists the headers); when the page's fetch fails without a reason, the
+ * `NETWORK` error names what a cross-origin agent must allow.
  *
  * @throws TetherError `INVALID_ARGUMENT` for `tabs` without a `store` (memory is not shared between tabs),
  *   and whatever core's `connect()` throws.
@@ -40,7 +42,7 @@ export function connect(url: string | URL, options: BrowserConnectOptions = {}):
   }
   return coreConnect(url, {
     ...core,
-    fetch: core.fetch ?? globalThis.fetch.bind(globalThis),
+    fetch: core.fetch ?? withCorsHint(globalThis.fetch.bind(globalThis)),
     coordinator,
     network: core.network ?? (lifecycle === false ? undefined : pageNetworkSignals()),
   });

@@ -1,6 +1,8 @@
 export { startTestAgent } from './agent/test-agent.js';
 export type { TestAgent, TestTaskView } from './agent/test-agent.js';
 export { TEST_AGENT_DEFAULTS } from './agent/options.js';
+export { STRICT_CORS } from './agent/cors.js';
+export type { TestAgentCors } from './agent/cors.js';
 export type {
   TestAgentAuth,
   TestAgentBehaviour,

@@ -1,3 +1,5 @@
+import { resolveCors } from './cors.js';
+import type { CorsMode, TestAgentCors } from './cors.js';
 import { checkMisbehaviourNames } from './misbehaviour.js';
 import type { Misbehaviour, MisbehaviourParams } from './misbehaviour.js';
 import type { ScenarioFn } from './scenario.js';
@@ -76,8 +78,13 @@ export interface TestAgentOptions {
   auth?: TestAgentAuth | undefined;
   /** v1 tenant: advertised on v1 interfaces, required in JSON-RPC params and as the REST path prefix. */
   tenant?: string | undefined;
-  /** Answer CORS preflights and add permissive CORS headers. Default true. */
-  cors?: boolean | undefined;
+  /**
+   * CORS for pages on other origins. `true` (default): permissive — any origin, the request headers a
+   * preflight asks for, every response header exposed. `'strict'`: only what Tether's browser client
+   * needs ({@link STRICT_CORS} plus the header of the configured `auth`); a preflight asking for more
+   * is refused. An explicit {@link TestAgentCors} policy: exactly its lists. `false`: no CORS headers.
+   */
+  cors?: boolean | 'strict' | TestAgentCors | undefined;
   behaviour?: TestAgentBehaviour | undefined;
   /** Extra scenarios (a name here overrides a built-in). */
   scenarios?: Record<string, ScenarioFn> | undefined;
@@ -119,7 +126,7 @@ export interface ResolvedOptions {
   basePath: string;
   auth: TestAgentAuth | undefined;
   tenant: string | undefined;
-  cors: boolean;
+  cors: CorsMode;
   behaviour: TestAgentBehaviour;
   scenarios: Record<string, ScenarioFn>;
   port: number;
@@ -148,7 +155,7 @@ export function resolveOptions(options: TestAgentOptions, builtIns: Record<strin
     basePath,
     auth: options.auth === undefined ? undefined : { ...options.auth },
     tenant: options.tenant,
-    cors: options.cors ?? d.cors,
+    cors: resolveCors(options.cors ?? d.cors, options.auth),
     behaviour: { ...options.behaviour },
     scenarios: { ...builtIns, ...options.scenarios },
     port: options.port ?? d.port,

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkCredentials } from './auth.js';
+import { applyCors } from './cors.js';
 import { buildCard, etagOf, ifNoneMatchHits } from './card.js';
 import type { CardUrls } from './card.js';
 import { readBody, sendJson } from './http-io.js';
@@ -174,21 +175,7 @@ class TestAgentServer implements TestAgent {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const body = await readBody(req);
       this.record(req, url, body);
-      if (this.options.cors) {
-        res.setHeader('Access-Control-Allow-Origin', '*');
-        res.setHeader('Access-Control-Expose-Headers', '*');
-        if (req.method === 'OPTIONS') {
-          // `*` does not cover Authorization in the Fetch spec, so echo what the browser asks for.
-          const asked = req.headers['access-control-request-headers'];
-          res.writeHead(204, {
-            'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-            'Access-Control-Allow-Headers': asked === undefined || asked === '' ? '*' : asked,
-            'Access-Control-Max-Age': '600',
-          });
-          res.end();
-          return;
-        }
-      }
+      if (applyCors(req, res, this.options.cors)) return;
       const base = this.options.basePath;
       const path = url.pathname;
       if (base !== '' && !path.startsWith(`${base}/`)) {

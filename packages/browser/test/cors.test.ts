@@ -1,0 +1,148 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { STRICT_CORS, startTestAgent, type TestAgent } from '@a2a-tether/testkit';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CHROMIUM = process.env['TETHER_CHROMIUM'] ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env['CI'] === 'true') {
+  throw new Error(`CI=true and no Chromium at ${CHROMIUM}: browser tests must run in CI (.ci/run installs it)`);
+}
+if (!available) console.warn(`⚠ skipping real-browser CORS tests: no Chromium at ${CHROMIUM}`);
+
+// The page (one origin) imports the BUILT browser package and calls agents on other origins.
+const PAGE_SCRIPT = `
+import { connect, TetherError } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
+const textOf = (parts) => parts.map((p) => p.text ?? '').join('');
+function rebuild(events, into) {
+  for (const e of events) if (e.type === 'artifact') into[e.artifactId] = (e.append ? into[e.artifactId] ?? '' : '') + textOf(e.parts);
+  return into;
+}
+window.tether = {
+  // Start a chunked task, stop watching after a few chunks, resume it, follow it to the end.
+  async streamAndResume(url, prefs) {
+    const client = await connect(url, { ...prefs, cardCache: false });
+    const first = await client.start('slow steps=12 delayMs=30');
+    const before = [];
+    for await (const e of first.events()) {
+      before.push(e);
+      if (before.filter((x) => x.type === 'artifact').length === 3) break;
+    }
+    first.detach();
+    const second = await client.resume(first.taskId);
+    const after = [];
+    for await (const e of second.events()) after.push(e);
+    const final = await second.done();
+    const seen = rebuild(after, rebuild(before, {}));
+    return {
+      iface: client.interface,
+      seen: seen.result,
+      finalText: textOf(final.artifacts[0].parts),
+      state: final.status.state,
+      live: [...before, ...after].some((e) => e.type === 'connection' && e.state === 'live'),
+    };
+  },
+  async connectError(url) {
+    try { await connect(url, { cardCache: false, maxRetries: 0 }); return 'no error'; }
+    catch (e) { return { isTether: e instanceof TetherError, code: e.code, message: e.message }; }
+  },
+};
+`;
+
+type Tether = {
+  streamAndResume: (url: string, prefs: object) => Promise<unknown>;
+  connectError: (url: string) => Promise<unknown>;
+};
+
+describe.skipIf(!available)('CORS in real Chromium: a strict agent on another origin', () => {
+  let browser: Browser;
+  let page: Page;
+  let site: Server;
+  let siteOrigin: string;
+  let strict: TestAgent;
+
+  beforeAll(async () => {
+    const bundle = await build({
+      stdin: { contents: PAGE_SCRIPT, resolveDir: fileURLToPath(new URL('.', import.meta.url)), loader: 'js' },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    });
+    const js = bundle.outputFiles[0]?.text ?? '';
+    site = createServer((req, res) => {
+      if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/app.js"></script>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    // Numbered SSE events: resuming sends Last-Event-ID, the header allow-lists most often forget.
+    strict = await startTestAgent({ cors: { ...STRICT_CORS, origins: [siteOrigin] }, behaviour: { sseIds: true } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await browser.newPage();
+    await page.goto(`${siteOrigin}/`);
+    await page.waitForFunction(() => 'tether' in window);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await strict?.close();
+    await new Promise((r) => site?.close(r));
+  });
+
+  it.each([
+    ['JSONRPC', '1.0'],
+    ['HTTP+JSON', '1.0'],
+    ['JSONRPC', '0.3'],
+    ['HTTP+JSON', '0.3'],
+  ])('streams and resumes a task over %s v%s with only the strict allow-list', async (binding, version) => {
+    strict.requests.length = 0;
+    const result = (await page.evaluate(
+      ([url, b, v]) => (window as unknown as { tether: Tether }).tether.streamAndResume(url, { preferredBindings: [b], protocolVersions: [v] }),
+      [strict.url, binding, version] as const,
+    )) as { iface: { binding: string; protocolVersion: string }; seen: string; finalText: string; state: string; live: boolean };
+    const expected = Array.from({ length: 12 }, (_, i) => `chunk-${i + 1};`).join('');
+    expect(result.iface).toMatchObject({ binding, protocolVersion: version });
+    expect(result.state).toBe('completed');
+    expect(result.finalText).toBe(expected);
+    expect(result.seen).toBe(expected);
+    expect(result.live).toBe(true);
+    // The resume really crossed CORS with Last-Event-ID: a preflight asked for it and the subscribe sent it.
+    const preflights = strict.requests.filter((r) => r.method === 'OPTIONS').map((r) => String(r.headers['access-control-request-headers']));
+    expect(preflights.some((h) => h.split(',').includes('last-event-id'))).toBe(true);
+    expect(strict.requests.some((r) => r.method !== 'OPTIONS' && typeof r.headers['last-event-id'] === 'string')).toBe(true);
+  });
+
+  it('an agent that does not allow A2A-Version: connect fails with a NETWORK TetherError that names CORS and the header', async () => {
+    await using forgetful = await startTestAgent({
+      cors: { ...STRICT_CORS, allowHeaders: STRICT_CORS.allowHeaders.filter((h) => h !== 'A2A-Version') },
+    });
+    const result = (await page.evaluate(
+      (url) => (window as unknown as { tether: Tether }).tether.connectError(url),
+      forgetful.url,
+    )) as { isTether: boolean; code: string; message: string };
+    expect(result).toMatchObject({ isTether: true, code: 'NETWORK' });
+    expect(result.message).toContain(`GetAgentCard GET ${forgetful.cardUrl}`);
+    expect(result.message).toContain(`likely CORS: ${forgetful.origin} must allow origin ${siteOrigin}, method GET and request headers a2a-version, or the agent is unreachable`);
+    // The agent saw only the refused preflight: the browser never sent the request itself.
+    expect(forgetful.requests.map((r) => r.method)).toEqual(['OPTIONS']);
+  });
+
+  it('an agent that does not allow the page origin fails the same way, before any request is sent', async () => {
+    await using elsewhere = await startTestAgent({ cors: { ...STRICT_CORS, origins: ['http://127.0.0.1:1'] } });
+    const result = (await page.evaluate(
+      (url) => (window as unknown as { tether: Tether }).tether.connectError(url),
+      elsewhere.url,
+    )) as { isTether: boolean; code: string; message: string };
+    expect(result).toMatchObject({ isTether: true, code: 'NETWORK' });
+    expect(result.message).toMatch(/likely CORS: .* must allow origin http:\/\/127\.0\.0\.1:\d+/);
+  });
+});
