@@ -7,7 +7,9 @@
  *   2. a task that asks for input shows the reply box; a reply completes it;
  *   3. Cancel on a slow task shows the outcome the agent confirmed;
  *   4. a reload in the middle of a long task resumes it from IndexedDB, and it completes with the
- *      complete artifact.
+ *      complete artifact;
+ *   5. a second tab opened in the middle of a long task shows the same task (mirrored from the first
+ *      tab, `tabs: true`): the agent sees one stream for it, and both tabs show the same final artifact.
  * Saves a screenshot (before the reload, or at a failure) to test-output/web-assistant.png. Every wait is bounded; any failure exits 1.
  */
 import { existsSync } from 'node:fs';
@@ -148,6 +150,40 @@ async function reloadTask(page: Page, agent: TestAgent): Promise<void> {
   console.log(`  ✔ reloaded after ${before} chunks: the task resumed from IndexedDB and completed with all 40`);
 }
 
+/** Requests that opened a stream for the task: its streaming send, or a subscription to it. */
+function streamsOf(agent: TestAgent, taskId: string, sendIndex: number): number {
+  return agent.requests.filter((r, i) => {
+    const body = r.body as { method?: string; params?: { id?: string } } | undefined;
+    if (body?.method === 'SubscribeToTask' || body?.method === 'tasks/resubscribe') return body.params?.id === taskId;
+    if (r.path.endsWith(`/tasks/${taskId}:subscribe`)) return true;
+    return i === sendIndex;
+  }).length;
+}
+
+async function secondTab(page: Page, agent: TestAgent, url: string): Promise<void> {
+  const sendIndex = agent.requests.length;
+  const id = await send(page, 'stream updates=0 chunks=40 delayMs=60');
+  await waitFor(page, 'some chunks in the first tab', `${card(id)} [data-artifact-id="result"]`, 'data-chunks', (n) => Number(n) >= 5);
+  const other = await page.context().newPage();
+  try {
+    await other.goto(url);
+    await waitFor(other, 'the second tab to connect', 'body', 'data-ready', (r) => r !== '');
+    check((await other.locator(card(id)).count()) === 1, `the second tab does not show the running task ${id}`);
+    await waitFor(other, 'the task to complete in the second tab', card(id), 'data-state', (s) => s === 'completed');
+    await waitFor(page, 'the task to complete in the first tab', card(id), 'data-state', (s) => s === 'completed');
+    const truth = await agentArtifact(agent, id, 'result');
+    const [first, second] = [await shownText(page, id, 'result'), await shownText(other, id, 'result')];
+    check(first === truth.text && second === truth.text, `the tabs show "${first}" and "${second}", the agent holds "${truth.text}"`);
+    const streams = streamsOf(agent, id, sendIndex);
+    check(streams === 1, `the agent saw ${streams} streams for the task followed by two tabs (one expected)`);
+    await mkdir(output, { recursive: true });
+    await other.screenshot({ path: join(output, 'web-assistant-second-tab.png'), fullPage: true });
+  } finally {
+    await other.close();
+  }
+  console.log('  ✔ a second tab showed the running task over the first tab\'s stream (one stream at the agent); both show the same artifact');
+}
+
 /** Runs the check; `false` when it was skipped (no Chromium, not in CI). */
 async function main(): Promise<boolean> {
   if (!existsSync(fileURLToPath(new URL('../../../packages/browser/dist/index.js', import.meta.url)))) {
@@ -176,7 +212,9 @@ async function main(): Promise<boolean> {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
-    const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
+    // One context: its pages are tabs of one origin (shared IndexedDB, Web Locks, BroadcastChannel).
+    const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+    const page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     // The page and the agent are on two origins: every call crosses (strict) CORS.
     const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/?agent=${encodeURIComponent(agent.url)}`;
@@ -194,6 +232,7 @@ async function main(): Promise<boolean> {
       await cancelTask(page, agent);
       await screenshot();
       await reloadTask(page, agent);
+      await secondTab(page, agent, url);
     } catch (error) {
       await screenshot().catch(() => undefined);
       throw error;
@@ -211,7 +250,7 @@ const watchdog = setTimeout(() => {
 }, TOTAL_MS);
 watchdog.unref();
 try {
-  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled and resumed after a reload in real Chromium)');
+  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, and followed from a second tab in real Chromium)');
   else console.log('web-assistant check: SKIPPED in the browser (no Chromium); the page builds');
 } catch (error) {
   console.error(`web-assistant check: FAILED — ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
