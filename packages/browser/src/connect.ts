@@ -44,6 +44,6 @@ export function connect(url: string | URL, options: BrowserConnectOptions = {}):
     ...core,
     fetch: core.fetch ?? withCorsHint(globalThis.fetch.bind(globalThis)),
     coordinator,
-    network: core.network ?? (lifecycle === false ? undefined : pageNetworkSignals()),
+    networkSignals: core.networkSignals ?? (lifecycle === false ? undefined : pageNetworkSignals()),
   });
 }

@@ -273,7 +273,7 @@ describe('network signals: no attempts while offline; a wake retries at once', (
       calls++;
       return globalThis.fetch(input, init);
     };
-    const client = await connect(agent.url, { cardCache: false, network, fetch, resilience: { initialDelayMs: 2_000, maxAttempts: 2 } });
+    const client = await connect(agent.url, { cardCache: false, networkSignals: network, fetch, resilience: { initialDelayMs: 2_000, maxAttempts: 2 } });
     const handle = await client.start('stream updates=1 chunks=30 delayMs=20');
     const events = collect(handle);
     await settle(150);

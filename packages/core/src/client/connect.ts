@@ -95,7 +95,7 @@ export interface ConnectOptions extends NegotiationPreferences {
    */
   coordinator?: TaskCoordinator | undefined;
   /** The platform's network and page signals (`@a2a-tether/browser` wires them); see {@link NetworkSignals}. */
-  network?: NetworkSignals | undefined;
+  networkSignals?: NetworkSignals | undefined;
   /** Task engine settings; anything left out comes from {@link DEFAULTS}.resilience. */
   resilience?: Partial<ResilienceOptions> | undefined;
   /** Clock and timers of the task engine (inject a fake one in tests). */
@@ -214,7 +214,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
     maxStreams: options.maxStreams ?? Number.POSITIVE_INFINITY,
     coordinator: options.coordinator,
-    network: options.network,
+    network: options.networkSignals,
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,
     random: options.random ?? Math.random,
