@@ -38,12 +38,15 @@ function at(key: string | number, issue: Issue): Issue {
   return issue;
 }
 
+/** A string (any, `''` included). */
 export const string = simple<string>('string', (value) => typeof value === 'string');
+/** `true` or `false`. */
 export const boolean = simple<boolean>('boolean', (value) => typeof value === 'boolean');
 /** Finite numbers only (`NaN` and `Infinity` are not numbers on the wire). */
 export const number = simple<number>('number', Number.isFinite);
 /** A proto enum: a name, a v0.3 kebab name, or a number. */
 export const enumValue = simple<string | number>(undefined, (value) => typeof value === 'string' || Number.isFinite(value));
+/** Anything, absent included (`data` parts, record values). */
 export const unknown: Check<unknown> = () => undefined;
 
 /** Absent, `null` or a `T`: ProtoJSON omits defaults, and some writers send `null` for them. */
@@ -51,6 +54,7 @@ export function opt<T>(check: Check<T>): Check<T | null | undefined> {
   return (value) => (value === undefined || value === null ? undefined : check(value));
 }
 
+/** An array whose items are all `T`. */
 export function array<T>(item: Check<T>): Check<T[]> {
   return (value) => {
     if (!Array.isArray(value)) return { path: [], expected: 'array' };

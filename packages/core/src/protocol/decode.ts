@@ -219,7 +219,7 @@ export function decodeTask(value: unknown, dialect: Dialect, path = 'task'): Tas
   return fastTask(value, dialect) ?? decodeTaskWithSchemas(value, dialect, path);
 }
 
-/** {@link decodeTask} without the fast path (tests hold the two against each other). */
+/** {@link decodeTask} without the fast path: shape check, then conversion (tests hold the two against each other). */
 export function decodeTaskWithSchemas(value: unknown, dialect: Dialect, path = 'task'): Task {
   return taskFromWire(check(wireTask, value, path), dialect, path);
 }
@@ -240,7 +240,7 @@ export function decodeStreamEvent(value: unknown, dialect: Dialect): StreamEvent
   return fastStreamEvent(value, dialect) ?? decodeStreamEventWithSchemas(value, dialect);
 }
 
-/** {@link decodeStreamEvent} without the fast path (tests hold the two against each other). */
+/** {@link decodeStreamEvent} without the fast path: shape checks, then conversion (tests hold the two against each other). */
 export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): StreamEvent {
   if (!isObject(value)) throw new DecodeError('expected an object');
   const kind = value['kind'];
