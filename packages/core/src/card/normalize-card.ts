@@ -7,7 +7,8 @@ import type {
   SecurityRequirement,
   SecurityScheme,
 } from './card-types.js';
-import { wireCard } from './card-schema.js';
+import { wireCard, type WireCard } from './card-shape.js';
+import { entries, plain, problem } from '../protocol/check.js';
 import { isObject } from '../util/is-object.js';
 
 /** `0.3.0` → `0.3`, `1` → `1.0`; anything unparsable is kept as is (and will not match). */
@@ -103,7 +104,7 @@ function requirements(list: Json[] | null | undefined): SecurityRequirement[] {
   return (list ?? []).map((entry) => {
     const source = isObject(entry['schemes']) ? entry['schemes'] : entry;
     const out: SecurityRequirement = {};
-    for (const [name, scopes] of Object.entries(source)) {
+    for (const [name, scopes] of entries(source)) {
       const values = Array.isArray(scopes) ? scopes : isObject(scopes) && Array.isArray(scopes['list']) ? scopes['list'] : [];
       out[name] = values.map(String);
     }
@@ -116,16 +117,19 @@ function requirements(list: Json[] | null | undefined): SecurityRequirement[] {
  * interface URLs (relative to where the card was found).
  */
 export function normalizeCard(raw: unknown, base?: string): AgentCard {
-  const parsed = wireCard.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.map(String).join('.') || 'card';
-    throw new TetherError('CARD_INVALID', `the agent card is invalid at ${where}: ${issue?.message ?? 'invalid'}`, {
+  const issue = wireCard(raw);
+  if (issue) {
+    const where = issue.path.join('.') || 'card';
+    throw new TetherError('CARD_INVALID', `the agent card is invalid at ${where}: ${problem(issue)}`, {
       operation: 'GetAgentCard',
       url: base,
     });
   }
-  const wire = parsed.data;
+  return cardFromWire(raw as WireCard, raw, base);
+}
+
+/** A checked card (`wire`, read from `raw`), normalized; exported for the oracle test. */
+export function cardFromWire(wire: WireCard, raw: unknown, base?: string): AgentCard {
   const resolve = (url: string): string => {
     try {
       return new URL(url, base).href;
@@ -169,7 +173,7 @@ export function normalizeCard(raw: unknown, base?: string): AgentCard {
   }
   const caps = wire.capabilities ?? {};
   const schemes: Record<string, SecurityScheme> = {};
-  for (const [name, value] of Object.entries(wire.securitySchemes ?? {})) {
+  for (const [name, value] of entries(wire.securitySchemes ?? {})) {
     const scheme = securityScheme(value);
     if (scheme) schemes[name] = scheme;
   }
@@ -186,7 +190,7 @@ export function normalizeCard(raw: unknown, base?: string): AgentCard {
         uri: e.uri,
         required: e.required ?? false,
         ...(e.description ? { description: e.description } : {}),
-        ...(e.params ? { params: e.params } : {}),
+        ...(e.params ? { params: plain(e.params) } : {}),
       })),
     },
     securitySchemes: schemes,
@@ -208,7 +212,7 @@ export function normalizeCard(raw: unknown, base?: string): AgentCard {
     signatures: (wire.signatures ?? []).map((s) => ({
       protected: s.protected,
       signature: s.signature,
-      ...(s.header ? { header: s.header } : {}),
+      ...(s.header ? { header: plain(s.header) } : {}),
     })),
     cardFormat: (isV1 ? '1.0' : '0.3') as ProtocolVersion,
     raw: raw as Record<string, unknown>,

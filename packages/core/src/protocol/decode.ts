@@ -1,4 +1,3 @@
-import type * as z from 'zod/mini';
 import type {
   Artifact,
   Message,
@@ -24,12 +23,17 @@ import {
   wireTask,
   wireTaskPage,
   type WireArtifact,
+  type WireArtifactUpdate,
   type WireMessage,
   type WirePart,
   type WirePushConfigFlat,
+  type WirePushConfigNested,
   type WireStatus,
+  type WireStatusUpdate,
   type WireTask,
-} from './wire-schemas.js';
+  type WireTaskPage,
+} from './wire-shapes.js';
+import { plain, problem, type Check } from './check.js';
 import { isObject } from '../util/is-object.js';
 import { fastStreamEvent, fastTask } from './fast-decode.js';
 
@@ -87,7 +91,7 @@ function opt(value: string | null | undefined): string | undefined {
 }
 
 function optMeta(value: Metadata | null | undefined): Metadata | undefined {
-  return value ?? undefined;
+  return value ? plain(value) : undefined;
 }
 
 function optList(value: string[] | null | undefined): string[] | undefined {
@@ -141,7 +145,8 @@ function decodeParts(list: WirePart[] | null | undefined, dialect: Dialect, path
   return (list ?? []).map((p, i) => decodePart(p, dialect, `${path}[${i}]`));
 }
 
-function messageFromWire(wire: WireMessage, dialect: Dialect, path: string): Message {
+/** A checked wire Message in the model (exported for the oracle test, like the other `…FromWire`). */
+export function messageFromWire(wire: WireMessage, dialect: Dialect, path: string): Message {
   const message: Message = {
     kind: 'message',
     messageId: wire.messageId,
@@ -187,7 +192,7 @@ function artifactFromWire(wire: WireArtifact, dialect: Dialect, path: string): A
   return artifact;
 }
 
-function taskFromWire(wire: WireTask, dialect: Dialect, path: string): Task {
+export function taskFromWire(wire: WireTask, dialect: Dialect, path: string): Task {
   const task: Task = {
     kind: 'task',
     id: wire.id,
@@ -201,22 +206,20 @@ function taskFromWire(wire: WireTask, dialect: Dialect, path: string): Task {
   return task;
 }
 
-function check<S extends z.ZodMiniType>(schema: S, value: unknown, path: string): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data as z.infer<S>;
-  const issue = result.error.issues[0];
-  const where = [path, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.');
-  const expected = issue && 'expected' in issue ? `expected ${String(issue.expected)}` : (issue?.message ?? 'invalid');
-  throw new DecodeError(expected, where);
+/** `value` if it has the shape, else a `DecodeError` naming where the first problem is. */
+function check<T>(shape: Check<T>, value: unknown, path: string): T {
+  const issue = shape(value);
+  if (issue === undefined) return value as T;
+  const where = [path, ...issue.path.map(String)].filter(Boolean).join('.');
+  throw new DecodeError(problem(issue), where);
 }
-
 
 /** Decodes a Task from any dialect. */
 export function decodeTask(value: unknown, dialect: Dialect, path = 'task'): Task {
   return fastTask(value, dialect) ?? decodeTaskWithSchemas(value, dialect, path);
 }
 
-/** {@link decodeTask} without the fast path (tests hold the two against each other). */
+/** {@link decodeTask} without the fast path: shape check, then conversion (tests hold the two against each other). */
 export function decodeTaskWithSchemas(value: unknown, dialect: Dialect, path = 'task'): Task {
   return taskFromWire(check(wireTask, value, path), dialect, path);
 }
@@ -237,7 +240,7 @@ export function decodeStreamEvent(value: unknown, dialect: Dialect): StreamEvent
   return fastStreamEvent(value, dialect) ?? decodeStreamEventWithSchemas(value, dialect);
 }
 
-/** {@link decodeStreamEvent} without the fast path (tests hold the two against each other). */
+/** {@link decodeStreamEvent} without the fast path: shape checks, then conversion (tests hold the two against each other). */
 export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): StreamEvent {
   if (!isObject(value)) throw new DecodeError('expected an object');
   const kind = value['kind'];
@@ -281,7 +284,10 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
 }
 
 function decodeStatusUpdate(value: unknown, dialect: Dialect, path: string): StreamEvent {
-  const wire = check(wireStatusUpdate, value, path);
+  return statusUpdateFromWire(check(wireStatusUpdate, value, path), dialect, path);
+}
+
+export function statusUpdateFromWire(wire: WireStatusUpdate, dialect: Dialect, path: string): StreamEvent {
   const event: StreamEvent = {
     kind: 'status-update',
     taskId: wire.taskId,
@@ -295,7 +301,10 @@ function decodeStatusUpdate(value: unknown, dialect: Dialect, path: string): Str
 }
 
 function decodeArtifactUpdate(value: unknown, dialect: Dialect, path: string): StreamEvent {
-  const wire = check(wireArtifactUpdate, value, path);
+  return artifactUpdateFromWire(check(wireArtifactUpdate, value, path), dialect, path);
+}
+
+export function artifactUpdateFromWire(wire: WireArtifactUpdate, dialect: Dialect, path: string): StreamEvent {
   const event: StreamEvent = {
     kind: 'artifact-update',
     taskId: wire.taskId,
@@ -316,7 +325,7 @@ export function decodeSendResult(value: unknown, dialect: Dialect): SendResult {
   throw new DecodeError(`a send must answer a task or a message, got ${event.kind}`);
 }
 
-function pushConfigFromFlat(wire: WirePushConfigFlat, taskId: string | undefined): PushNotificationConfig {
+export function pushConfigFromFlat(wire: WirePushConfigFlat, taskId: string | undefined): PushNotificationConfig {
   const config: PushNotificationConfig = { taskId: taskId ?? '', url: wire.url };
   const id = opt(wire.id);
   const token = opt(wire.token);
@@ -345,17 +354,17 @@ function parseResourceName(name: string): { taskId?: string; id?: string } {
 /** Decodes a push config from any dialect (v1 flat, v0.3 nested, v0.3 proto with a resource name). */
 export function decodePushConfig(value: unknown, fallbackTaskId?: string): PushNotificationConfig {
   if (isObject(value) && isObject(value['pushNotificationConfig'])) {
-    const wire = check(wirePushConfigNested, value, 'pushConfig');
-    const fromName = wire.name ? parseResourceName(wire.name) : {};
-    const config = pushConfigFromFlat(
-      wire.pushNotificationConfig,
-      opt(wire.taskId) ?? fromName.taskId ?? fallbackTaskId,
-    );
-    if (config.id === undefined && fromName.id !== undefined) config.id = fromName.id;
-    return config;
+    return pushConfigFromNested(check(wirePushConfigNested, value, 'pushConfig'), fallbackTaskId);
   }
   const wire = check(wirePushConfigFlat, value, 'pushConfig');
   return pushConfigFromFlat(wire, opt(wire.taskId) ?? fallbackTaskId);
+}
+
+export function pushConfigFromNested(wire: WirePushConfigNested, fallbackTaskId?: string): PushNotificationConfig {
+  const fromName = wire.name ? parseResourceName(wire.name) : {};
+  const config = pushConfigFromFlat(wire.pushNotificationConfig, opt(wire.taskId) ?? fromName.taskId ?? fallbackTaskId);
+  if (config.id === undefined && fromName.id !== undefined) config.id = fromName.id;
+  return config;
 }
 
 /** Decodes a push-config listing: v0.3 JSON-RPC bare array, or `{configs: [...]}` (v1 / v0.3 proto). */
@@ -367,7 +376,10 @@ export function decodePushConfigList(value: unknown, taskId: string): PushNotifi
 
 /** Decodes a v1.0 ListTasks answer, defaulting what ProtoJSON omits. */
 export function decodeTaskPage(value: unknown): TaskPage {
-  const wire = check(wireTaskPage, value, 'listTasks');
+  return taskPageFromWire(check(wireTaskPage, value, 'listTasks'));
+}
+
+export function taskPageFromWire(wire: WireTaskPage): TaskPage {
   return {
     tasks: wire.tasks.map((t, i) => taskFromWire(t, 'v1', `tasks[${i}]`)),
     nextPageToken: wire.nextPageToken ?? '',

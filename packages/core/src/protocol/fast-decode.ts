@@ -3,21 +3,21 @@ import type { Dialect } from './dialect.js';
 
 // The hot path of a stream: status and artifact updates with text parts, in the shapes the
 // official servers write (v1.0 ProtoJSON wrappers, v0.3 `kind` objects). They are decoded here
-// without the zod schemas. Anything else — another shape, a field of an unexpected type, a field
-// this path does not build (metadata, extensions, file or data parts …) — returns `undefined`,
-// and the caller decodes it with the schemas, which accept or reject it. So this path only ever
-// decides what the schemas would have decided, and builds the same object, key order included
-// (`decode.test.ts` holds the two against each other).
+// in one pass, without first checking the shape (`wire-shapes.ts`). Anything else — another shape, a
+// field of an unexpected type, a field this path does not build (metadata, extensions, file or data
+// parts …) — returns `undefined`, and the caller checks it against the shapes, which accept or reject
+// it. So this path only ever decides what the shapes would have decided, and builds the same object,
+// key order included (`test/fast-decode.test.ts` and `wire-oracle.test.ts` hold them together).
 
 type Json = Record<string, unknown>;
-/** "Not built here": fall back to the schemas. */
+/** "Not built here": fall back to the shape checks. */
 const SLOW = undefined;
 
 function isJson(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** null and undefined are "absent" to the schemas (`optional(nullable(…))`). */
+/** null and undefined are "absent" to the shapes (`opt(…)`). */
 function absent(value: unknown): value is null | undefined {
   return value === undefined || value === null;
 }
@@ -210,9 +210,9 @@ export function fastTask(wire: unknown, dialect: Dialect): Task | undefined {
 }
 
 /**
- * Decodes the common stream events without the schemas, or returns `undefined` when the event
- * is not one of the shapes built here (then the schemas decide). v0.3 proto JSON (HTTP+JSON)
- * always takes the schemas.
+ * Decodes the common stream events in one pass, or returns `undefined` when the event is not one
+ * of the shapes built here (then the shape checks decide). v0.3 proto JSON (HTTP+JSON) always
+ * takes the checks.
  */
 export function fastStreamEvent(value: unknown, dialect: Dialect): StreamEvent | undefined {
   if (dialect === 'v03-proto' || !isJson(value)) return SLOW;
