@@ -24,7 +24,9 @@ const PAGE_SCRIPT = `
 import { connect, createIndexedDbTaskStore } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
 let client;
 const tasks = {};
+const handles = {};
 function watch(handle) {
+  handles[handle.taskId] = handle;
   const t = (tasks[handle.taskId] = { state: handle.view.state, connection: handle.view.connection, artifacts: {}, writes: {}, log: [], connections: [], done: undefined, error: undefined });
   (async () => {
     for await (const e of handle.events()) {
@@ -51,6 +53,8 @@ window.tab = {
   },
   async start(text) { const h = await client.start(text); watch(h); return h.taskId; },
   async resumeAll() { const hs = await client.resumeAll(); hs.forEach(watch); return hs.map((h) => h.taskId); },
+  async reply(id, text) { await handles[id].reply(text); return true; },
+  async cancel(id) { return handles[id].cancel({ waitMs: 5000 }); },
   withoutLocks() { Object.defineProperty(Navigator.prototype, 'locks', { get: () => undefined, configurable: true }); return true; },
   get(id) { return JSON.parse(JSON.stringify(tasks[id] ?? null)); },
   online() { return navigator.onLine; },
@@ -68,7 +72,7 @@ type TabView = {
   final?: string[];
   error?: string;
 };
-type TabApi = { tab: { withoutLocks(): boolean; init(u: string): Promise<boolean>; start(t: string): Promise<string>; resumeAll(): Promise<string[]>; get(id: string): TabView | null } };
+type TabApi = { tab: { reply(id: string, text: string): Promise<boolean>; cancel(id: string): Promise<{ confirmed: boolean; state: string }>; withoutLocks(): boolean; init(u: string): Promise<boolean>; start(t: string): Promise<string>; resumeAll(): Promise<string[]>; get(id: string): TabView | null } };
 
 const chunks = (n: number): string => Array.from({ length: n }, (_, i) => `chunk-${i + 1};`).join('');
 
@@ -190,6 +194,38 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
       expect(done.artifacts['result']).toBe(chunks(20));
     }
     expect(streamsFor(id)).toBe(2);
+  });
+
+  it('a mirroring tab answers input-required: the driving tab sends it (one send), both tabs see the task complete', async () => {
+    const [one, two] = [await openTab(), await openTab()];
+    const id = await one.evaluate(() => (window as unknown as TabApi).tab.start('input'));
+    expect(await two.evaluate(() => (window as unknown as TabApi).tab.resumeAll())).toEqual([id]);
+    await until(two, id, (v) => v.state === 'input-required', 15_000);
+    const sends = (): number => agent.requests.filter((r) => /^(SendMessage|SendStreamingMessage)$/.test(String((r.body as { method?: string } | undefined)?.method))).length;
+    const before = sends();
+    expect(await two.evaluate((taskId) => (window as unknown as TabApi).tab.reply(taskId, 'yes'), id)).toBe(true);
+    for (const page of [one, two]) {
+      const done = await until(page, id, (v) => v.done !== undefined || v.error !== undefined, 15_000);
+      expect(done.done).toBe('completed');
+      expect(done.artifacts['answer']).toBe('got: yes');
+    }
+    expect(sends() - before).toBe(1);
+    expect(streamsFor(id)).toBe(2); // the creating send's stream, then the reply's — both the first tab's
+  });
+
+  it('a mirroring tab cancels: the agent confirms, both tabs show canceled once', async () => {
+    const [one, two] = [await openTab(), await openTab()];
+    const id = await one.evaluate(() => (window as unknown as TabApi).tab.start('slow steps=300 delayMs=40'));
+    expect(await two.evaluate(() => (window as unknown as TabApi).tab.resumeAll())).toEqual([id]);
+    await until(two, id, (v) => (v.artifacts['result']?.length ?? 0) > 0, 15_000);
+    const outcome = await two.evaluate((taskId) => (window as unknown as TabApi).tab.cancel(taskId), id);
+    expect(outcome).toMatchObject({ confirmed: true, state: 'canceled' });
+    for (const page of [one, two]) {
+      const done = await until(page, id, (v) => v.done !== undefined || v.error !== undefined, 15_000);
+      expect(done.done).toBe('canceled');
+      expect(done.log.filter((l) => l === 's:canceled')).toHaveLength(1);
+      expect(noChunkTwice(done)).toEqual([]);
+    }
   });
 
   it('closing the driving tab: another tab takes over from what it mirrored — complete, nothing twice', async () => {

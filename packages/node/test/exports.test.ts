@@ -21,7 +21,7 @@ import * as nodeProtocol from '../src/protocol-entry.js';
 
 const packages = fileURLToPath(new URL('../../', import.meta.url));
 // What each platform package adds to core's root entry.
-const OWN = { node: ['connect', 'createNodeFetch', 'defaultNodeFetch', 'createPushReceiver', 'PUSH_RECEIVER_DEFAULTS', 'createFileTaskStore', 'classifyAddress', 'NODE_MAX_STREAMS'], browser: ['connect', 'createIndexedDbTaskStore'] };
+const OWN = { node: ['connect', 'createNodeFetch', 'defaultNodeFetch', 'createPushReceiver', 'PUSH_RECEIVER_DEFAULTS', 'createFileTaskStore', 'classifyAddress', 'NODE_MAX_STREAMS'], browser: ['connect', 'createIndexedDbTaskStore', 'createTabCoordinator', 'canCoordinateTabs', 'pageNetworkSignals'] };
 
 /** `outer` offers every name of `inner`, as the same value, except `own` (its own names). */
 function expectReExports(outer: Record<string, unknown>, inner: Record<string, unknown>, own: string[], label: string): void {
