@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryTaskStore, type LeasingTaskStore, type StoreLease, type TaskRecord } from '../src/index.js';
 import { rpcResult, startScriptedAgent, T, task, taskFrame, within, type ScriptedAgent } from './helpers/scripted-agent.js';
@@ -97,4 +98,36 @@ describe('leases: one process drives a task', () => {
     await agent.clock.advance(60_000);
     expect(agent.count('SubscribeToTask')).toBe(subscribes); // nothing more from this process
   });
+
+  it('a task that just ended is not taken again by its own process while its final record is still being written', async () => {
+    let stream: ServerResponse | undefined;
+    agent.handlers['SendStreamingMessage'] = (_rpc, res) => {
+      stream = res;
+      agent.sse(res, [taskFrame(task('WORKING', 1))], false);
+    };
+    agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task('COMPLETED', 2));
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const a = await agent.client({ store, leaseOwner: 'process-a', leaseMs: 3_000 });
+    const handle = await a.start('go');
+    // From here on the shared store writes slowly (a loaded Redis): the record still says "working"
+    // for a while after the follow ended.
+    let land!: () => void;
+    const landed = new Promise<void>((resolve) => (land = resolve));
+    const update = store.update.bind(store);
+    store.update = async (taskId, change) => {
+      await landed;
+      return update(taskId, change);
+    };
+    stream?.end(taskFrame(task('COMPLETED', 2)));
+    await within(agent.clock, handle.done());
+    expect((await store.get(T))?.outcome).toBeUndefined(); // the final write has not landed yet
+    // The process looks for work at once (as a worker's resumeAll() loop does): the task it just
+    // finished is not work — it must not follow it (and finish it) a second time.
+    const again = await a.resumeAll();
+    expect(again.map((h) => h.taskId)).toEqual([]);
+    land();
+    await handle.flush();
+    expect((await store.get(T))?.outcome).toMatchObject({ kind: 'finished', state: 'completed' });
+  });
 });
+

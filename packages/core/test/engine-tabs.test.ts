@@ -1,5 +1,6 @@
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { alignAppends } from '../src/task/follower.js';
 import {
   connect,
   MemoryTaskStore,
@@ -294,3 +295,29 @@ describe('network signals: no attempts while offline; a wake retries at once', (
     expect(rebuild(events.events)).toEqual({ result: text(final.artifacts[0]?.parts ?? []) });
   });
 });
+
+describe("alignAppends: a driver's appends lined up with what a mirror holds", () => {
+  const append = (id: string, ...texts: string[]): TaskEvent => ({ type: 'artifact', artifactId: id, parts: texts.map((t) => ({ kind: 'text', text: t })), append: true, lastChunk: false });
+  const replace = (id: string, ...texts: string[]): TaskEvent => ({ ...(append(id, ...texts) as object), append: false }) as TaskEvent;
+  const held = (counts: Record<string, number>) => (id: string): number => counts[id] ?? 0;
+  const texts = (events: TaskEvent[] | undefined): string[] | undefined => events?.map((e) => (e.type === 'artifact' ? `${e.append ? '+' : '='}${text(e.parts)}` : e.type));
+
+  it('without ends (an older driver), the events pass as they are', () => {
+    expect(texts(alignAppends([append('a', 'x')], undefined, held({ a: 9 })))).toEqual(['+x']);
+  });
+  it('in step: unchanged', () => {
+    expect(texts(alignAppends([append('a', '3'), append('a', '4')], { a: 4 }, held({ a: 2 })))).toEqual(['+3', '+4']);
+  });
+  it('the mirror is ahead (it saw a part of the old driver the new one had not): the parts it holds are skipped', () => {
+    expect(texts(alignAppends([append('a', '3', '4', '5')], { a: 5 }, held({ a: 3 })))).toEqual(['+45']);
+    expect(texts(alignAppends([append('a', '3'), append('a', '4')], { a: 4 }, held({ a: 3 })))).toEqual(['+4']);
+    expect(texts(alignAppends([append('a', '3')], { a: 3 }, held({ a: 3 })))).toEqual([]);
+  });
+  it('the mirror is behind (parts missing here): undefined — ask for a snapshot', () => {
+    expect(alignAppends([append('a', '5')], { a: 5 }, held({ a: 3 }))).toBeUndefined();
+  });
+  it('a replace settles what came before it in the batch; each artifact on its own', () => {
+    expect(texts(alignAppends([append('a', 'old'), replace('a', '1', '2'), append('a', '3'), append('b', 'y')], { a: 3, b: 5 }, held({ a: 7, b: 4 })))).toEqual(['+old', '=12', '+3', '+y']);
+  });
+});
+

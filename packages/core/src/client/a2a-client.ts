@@ -263,7 +263,7 @@ export class A2AClient {
       push: this.init.push,
       owner: this.init.leaseOwner,
       leaseMs: this.init.leaseMs,
-      following: new Set(),
+      following: new Map(),
       streamSlots: new StreamSlots(this.init.maxStreams),
       coordinator: this.init.coordinator,
       network: this.init.network,

@@ -6,13 +6,18 @@ import type { ConnectionState, TaskEvent } from './task-event.js';
  * (browser tabs of one origin, for instance). Plain data: each message survives a structured clone;
  * errors travel as `{ code, message }`.
  *
- * From the driver: `events` (what its handle emitted, in order), `snapshot` (the whole task and the
+ * From the driver: `events` (what its handle emitted, in order, with where each artifact ends), `snapshot` (the whole task and the
  * link state, for a mirror that just arrived), `finished` (the final task), `failed` (the error that
  * ended the follow), `replied` (the answer to a mirror's `reply`). From a mirror: `sync` (send me a
  * snapshot) and `reply` (answer the agent for me).
  */
 export type CoordinationMessage =
-  | { type: 'events'; events: TaskEvent[] }
+  /**
+   * `ends`: how many parts each artifact the events touch holds once they are applied — so that a
+   * mirror which saw a little more or less of the previous driver lines the appends up with what it
+   * holds (skipping parts it has, asking for a snapshot when it misses some).
+   */
+  | { type: 'events'; events: TaskEvent[]; ends?: Record<string, number> | undefined }
   | { type: 'snapshot'; task: Task; connection: ConnectionState }
   | { type: 'finished'; task: Task }
   | { type: 'failed'; error: CarriedError }

@@ -75,7 +75,7 @@ export interface FollowContext {
   /** Lease time to live when the store leases tasks (ms). */
   leaseMs: number;
   /** The tasks this client follows right now (`resumeAll()` skips them). */
-  following: Set<string>;
+  following: Map<string, object>;
   /** The streams this client may hold open at once (see `ConnectOptions.maxStreams`). */
   streamSlots: StreamSlots;
   /** Tabs: who drives each task, and how the others mirror it (see `ConnectOptions.coordinator`). */

@@ -72,6 +72,54 @@ function restored(error: CarriedError, taskId: string): TetherError {
   return new TetherError(error.code as TetherErrorCode, error.message, { taskId, maybeDelivered: true });
 }
 
+/**
+ * Lines a driver's appends up with what this mirror holds. `ends` says how many parts each artifact had
+ * after the events; walking back from it gives where each append started. An append that starts before
+ * what the mirror holds loses the parts it already has; one that starts after it means parts are missing
+ * here (`undefined`: ask for a snapshot). Appends before a replace of the same artifact are kept as they
+ * are (the replace settles them).
+ */
+export function alignAppends(events: TaskEvent[], ends: Record<string, number> | undefined, held: (artifactId: string) => number): TaskEvent[] | undefined {
+  if (!ends) return events;
+  // Where each append starts, from the end: undefined before a replace of its artifact.
+  const starts: (number | undefined)[] = new Array<number | undefined>(events.length);
+  const end: Record<string, number | undefined> = { ...ends };
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i] as TaskEvent;
+    if (e.type !== 'artifact') continue;
+    const after = end[e.artifactId];
+    if (!e.append || after === undefined) {
+      end[e.artifactId] = undefined;
+      continue;
+    }
+    starts[i] = after - e.parts.length;
+    end[e.artifactId] = after - e.parts.length;
+  }
+  const counts = new Map<string, number>();
+  const count = (id: string): number => counts.get(id) ?? held(id);
+  const out: TaskEvent[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as TaskEvent;
+    const start = starts[i];
+    if (e.type !== 'artifact') {
+      out.push(e);
+      continue;
+    }
+    if (!e.append || start === undefined) {
+      counts.set(e.artifactId, e.append ? count(e.artifactId) + e.parts.length : e.parts.length);
+      out.push(e);
+      continue;
+    }
+    const have = count(e.artifactId);
+    if (have < start) return undefined;
+    const skip = have - start;
+    counts.set(e.artifactId, Math.max(have, start + e.parts.length));
+    if (skip >= e.parts.length) continue;
+    out.push(skip === 0 ? e : { ...e, parts: e.parts.slice(skip) });
+  }
+  return out;
+}
+
 /** Events as they cross to another client: an error becomes its code and message. */
 function carriedEvent(event: TaskEvent): TaskEvent {
   if ((event.type === 'connection' || event.type === 'store-error') && event.error) {
@@ -364,7 +412,7 @@ export class TaskFollower {
       return;
     }
     this.lease = lease;
-    this.context.following.add(taskId);
+    this.context.following.set(taskId, this);
     const { scheduler, leaseMs } = this.context;
     const every = Math.max(1, Math.floor(leaseMs / 3));
     const renew = (): void => {
@@ -394,7 +442,7 @@ export class TaskFollower {
       return;
     }
     this.claim = claim;
-    if (this.taskId !== undefined) this.context.following.add(this.taskId);
+    if (this.taskId !== undefined) this.context.following.set(this.taskId, this);
     claim.onMessage((message) => this.onCoordination(message));
   }
 
@@ -410,17 +458,25 @@ export class TaskFollower {
     }
     this.claim = claim;
     this.mirroring = true;
-    if (this.taskId !== undefined) this.context.following.add(this.taskId);
+    if (this.taskId !== undefined) this.context.following.set(this.taskId, this);
     claim.onMessage((message) => this.onCoordination(message));
-    const askSync = (): void => {
+    this.resync();
+    void claim.granted.then(() => this.takeOver());
+  }
+
+  /** Asks the driver for a snapshot, and ignores its events until one comes. */
+  private resync(): void {
+    const claim = this.claim;
+    this.synced = false;
+    if (this.syncTimer !== undefined || !claim) return;
+    const ask = (): void => {
       this.syncTimer = undefined;
-      if (!this.mirroring || this.synced) return;
+      if (!this.mirroring || this.synced || this.claim !== claim) return;
       claim.send({ type: 'sync' });
       // The driver may be starting up and not hear it: ask until a snapshot comes (a local message, once a second).
-      this.syncTimer = this.context.scheduler.setTimeout(askSync, MIRROR_SYNC_MS);
+      this.syncTimer = this.context.scheduler.setTimeout(ask, MIRROR_SYNC_MS);
     };
-    askSync();
-    void claim.granted.then(() => this.takeOver());
+    ask();
   }
 
   private takeOver(): void {
@@ -472,12 +528,25 @@ export class TaskFollower {
         this.sink.emit(r.applySnapshot(message.task, { recovered: false }));
         this.mirrorConnection(message.connection);
         return;
-      case 'events':
+      case 'events': {
         if (!this.synced) return; // the snapshot asked for covers them
-        this.sink.emit(message.events.filter((e) => this.mirrorEvent(r, e)).map((e) => restoredEvent(e, r.taskId)));
+        const aligned = alignAppends(message.events, message.ends, (id) => r.partCount(id));
+        if (aligned === undefined) {
+          // Parts are missing here (this view saw less of an earlier driver): a snapshot brings them.
+          this.resync();
+          return;
+        }
+        const out: TaskEvent[] = [];
+        for (const event of aligned) {
+          const e = this.extendInstead(r, event);
+          if (e && this.mirrorEvent(r, e)) out.push(restoredEvent(e, r.taskId));
+        }
+        this.sink.emit(out);
         return;
+      }
       case 'finished':
-        r.applySnapshot(message.task, { recovered: false });
+        // What this view had not shown yet (all of it, for a mirror that was not synced), then the end.
+        this.sink.emit(r.applySnapshot(message.task, { recovered: false }));
         this.finalTask = message.task;
         this.endMirror({ name: 'done' });
         return;
@@ -494,6 +563,18 @@ export class TaskFollower {
       default:
         return;
     }
+  }
+
+  /**
+   * A driver's replace of an artifact this view holds the start of (a driver that took over before it had
+   * mirrored it all sends the whole artifact): only what is new here, as an append — nothing if nothing is.
+   */
+  private extendInstead(r: Reconciler, event: TaskEvent): TaskEvent | undefined {
+    if (event.type !== 'artifact' || event.append) return event;
+    const held = r.heldPrefix(event.artifactId, event.parts);
+    if (held === undefined || held === 0) return event;
+    if (held === event.parts.length) return undefined;
+    return { ...event, parts: event.parts.slice(held), append: true };
   }
 
   /**
@@ -562,6 +643,19 @@ export class TaskFollower {
     } finally {
       this.context.scheduler.clearTimeout(timer);
     }
+  }
+
+  /**
+   * The client stops counting the task as followed once its last record write landed: until then the
+   * store may still show it live, and a `resumeAll()` in between would follow it again.
+   */
+  private forgetWhenWritten(): void {
+    const taskId = this.taskId;
+    if (taskId === undefined || this.context.following.get(taskId) !== this) return;
+    const forget = (): void => {
+      if (this.context.following.get(taskId) === this) this.context.following.delete(taskId);
+    };
+    void this.flush().then(forget, forget);
   }
 
   private leaseLost(): void {
@@ -704,7 +798,7 @@ export class TaskFollower {
     this.inputWait.stop();
     if (!this.running) {
       this.phase = { name: 'detached' };
-      if (this.taskId !== undefined) this.context.following.delete(this.taskId);
+      this.forgetWhenWritten();
       this.endClaim();
     }
   }
@@ -884,7 +978,7 @@ export class TaskFollower {
     this.inputWait.stop();
     if (this.leaseTimer !== undefined) this.context.scheduler.clearTimeout(this.leaseTimer);
     this.leaseTimer = undefined;
-    if (this.taskId !== undefined) this.context.following.delete(this.taskId);
+    this.forgetWhenWritten();
     const lease = this.lease;
     this.lease = undefined;
     // After the last record write: the next owner reads a record that is whole.
@@ -1037,7 +1131,11 @@ export class TaskFollower {
   /** Hands events to the handle; a driving claim passes them on to the mirrors. */
   private emit(events: TaskEvent[]): void {
     this.sink.emit(events);
-    if (this.claim && !this.mirroring) this.claim.send({ type: 'events', events: events.map(carriedEvent) });
+    const r = this.reconciler;
+    if (!this.claim || this.mirroring || !r) return;
+    let ends: Record<string, number> | undefined;
+    for (const e of events) if (e.type === 'artifact') (ends ??= {})[e.artifactId] = r.partCount(e.artifactId);
+    this.claim.send({ type: 'events', events: events.map(carriedEvent), ...(ends ? { ends } : {}) });
   }
 
   /** A store write failed: the app hears of it (the follow goes on; `flush()` rejects with it). */

@@ -158,6 +158,21 @@ export class Reconciler {
     });
   }
 
+  /**
+   * How many of `parts` this view holds already as the artifact's whole content (it is a prefix of
+   * `parts`); `undefined` when it holds something else.
+   */
+  heldPrefix(artifactId: string, parts: readonly Part[]): number | undefined {
+    const local = this.artifacts.get(artifactId);
+    if (!local) return 0;
+    return local.parts.isPrefixOf(parts.map(partKey)) ? local.parts.length : undefined;
+  }
+
+  /** How many parts the artifact holds now (0 for an artifact not seen). */
+  partCount(artifactId: string): number {
+    return this.artifacts.get(artifactId)?.parts.length ?? 0;
+  }
+
   /** Whether every artifact is complete (its last chunk arrived, or a terminal snapshot showed it). */
   artifactComplete(artifactId: string): boolean {
     return this.artifacts.get(artifactId)?.complete ?? false;
