@@ -47,8 +47,10 @@ function watch(handle) {
   handle.done().then((task) => { t.done = task.status.state; t.final = task.artifacts.map((a) => a.parts.map((p) => p.text ?? '').join('')); }, (e) => { t.error = e.code + ': ' + e.message; });
 }
 window.tab = {
-  async init(url) {
-    client = await connect(url, { store: createIndexedDbTaskStore({ dbName: 'tabs-test' }), tabs: true, cardCache: false, preferredBindings: ['JSONRPC'] });
+  async init(url, tab = '') {
+    // Each request says which tab sent it (x-tab), so the test can tell whose streams the agent saw.
+    const tagged = (input, init = {}) => { const headers = new Headers(init.headers); headers.set('x-tab', tab); return fetch(input, { ...init, headers }); };
+    client = await connect(url, { store: createIndexedDbTaskStore({ dbName: 'tabs-test' }), tabs: true, cardCache: false, preferredBindings: ['JSONRPC'], fetch: tagged });
     return true;
   },
   async start(text) { const h = await client.start(text); watch(h); return h.taskId; },
@@ -72,7 +74,7 @@ type TabView = {
   final?: string[];
   error?: string;
 };
-type TabApi = { tab: { reply(id: string, text: string): Promise<boolean>; cancel(id: string): Promise<{ confirmed: boolean; state: string }>; withoutLocks(): boolean; init(u: string): Promise<boolean>; start(t: string): Promise<string>; resumeAll(): Promise<string[]>; get(id: string): TabView | null } };
+type TabApi = { tab: { reply(id: string, text: string): Promise<boolean>; cancel(id: string): Promise<{ confirmed: boolean; state: string }>; withoutLocks(): boolean; init(u: string, tab?: string): Promise<boolean>; start(t: string): Promise<string>; resumeAll(): Promise<string[]>; get(id: string): TabView | null } };
 
 const chunks = (n: number): string => Array.from({ length: n }, (_, i) => `chunk-${i + 1};`).join('');
 
@@ -121,11 +123,12 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
     await agent?.close();
   });
 
+  let tabs = 0;
   async function openTab(): Promise<Page> {
     const page = await context.newPage();
     await page.goto(siteUrl);
     await page.waitForFunction(() => 'tab' in window);
-    await page.evaluate((url) => (window as unknown as TabApi).tab.init(url), agent.url);
+    await page.evaluate(([url, tab]) => (window as unknown as TabApi).tab.init(url, tab), [agent.url, `tab-${++tabs}`] as const);
     return page;
   }
 
@@ -141,9 +144,10 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
     }
   }
 
-  /** Requests that opened a stream for the task: a streaming send or a subscription. */
-  function streamsFor(taskId: string): number {
+  /** Requests that opened a stream for the task (a streaming send or a subscription), from one tab or all. */
+  function streamsFor(taskId: string, tab?: string): number {
     return agent.requests.filter((r) => {
+      if (tab !== undefined && r.headers['x-tab'] !== tab) return false;
       const body = r.body as { method?: string; params?: { id?: string; message?: { taskId?: string } } } | undefined;
       if (body?.method === 'SubscribeToTask') return body.params?.id === taskId;
       return body?.method === 'SendStreamingMessage';
@@ -166,8 +170,16 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
       expect(v.final).toEqual([chunks(40)]);
       expect(noChunkTwice(v)).toEqual([]);
     }
-    // One connection for the task: the first tab's streaming send. The others opened none.
-    expect(streamsFor(id)).toBe(1);
+    // One connection for the task, the first tab's: the mirrors opened none. (The first tab's send stream,
+    // and a resubscription of its own if that stream broke on a loaded machine — never two at once.)
+    expect(streamsFor(id, `tab-${tabs - 1}`)).toBe(0);
+    expect(streamsFor(id, `tab-${tabs}`)).toBe(0);
+    expect(streamsFor(id, `tab-${tabs - 2}`)).toBeGreaterThanOrEqual(1);
+    expect(streamsFor(id)).toBe(streamsFor(id, `tab-${tabs - 2}`));
+    if (streamsFor(id) > 1) {
+      const calls = agent.requests.map((r) => `${r.headers['x-tab']} ${(r.body as { method?: string } | undefined)?.method ?? r.method + ' ' + r.path}`);
+      console.log(`three tabs: the driving tab opened ${streamsFor(id)} streams (its own reconnects): ${calls.join(' | ')}`);
+    }
     // After the mirrors' first snapshot, their events are the driver's, in order.
     const [a, b, c] = views as [TabView, TabView, TabView];
     expect(b.log.slice(-12)).toEqual(a.log.slice(-12));
@@ -182,7 +194,7 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
       await page.goto(siteUrl);
       await page.waitForFunction(() => 'tab' in window);
       await page.evaluate(() => (window as unknown as TabApi).tab.withoutLocks());
-      await page.evaluate((url) => (window as unknown as TabApi).tab.init(url), agent.url);
+      await page.evaluate(([url, tab]) => (window as unknown as TabApi).tab.init(url, tab), [agent.url, `unlocked-${i}`] as const);
       pages.push(page);
     }
     const [one, two] = pages as [Page, Page];
@@ -193,7 +205,8 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
       expect(done.done).toBe('completed');
       expect(done.artifacts['result']).toBe(chunks(20));
     }
-    expect(streamsFor(id)).toBe(2);
+    expect(streamsFor(id, 'unlocked-0')).toBeGreaterThanOrEqual(1);
+    expect(streamsFor(id, 'unlocked-1')).toBeGreaterThanOrEqual(1);
   });
 
   it('a mirroring tab answers input-required: the driving tab sends it (one send), both tabs see the task complete', async () => {
@@ -210,7 +223,9 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
       expect(done.artifacts['answer']).toBe('got: yes');
     }
     expect(sends() - before).toBe(1);
-    expect(streamsFor(id)).toBe(2); // the creating send's stream, then the reply's — both the first tab's
+    // The creating send's stream, then the reply's: both the first tab's; the mirror opened none.
+    expect(streamsFor(id, `tab-${tabs}`)).toBe(0);
+    expect(streamsFor(id, `tab-${tabs - 1}`)).toBeGreaterThanOrEqual(2);
   });
 
   it('a mirroring tab cancels: the agent confirms, both tabs show canceled once', async () => {
@@ -233,7 +248,7 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
     const id = await one.evaluate(() => (window as unknown as TabApi).tab.start('stream updates=1 chunks=40 delayMs=80'));
     expect(await two.evaluate(() => (window as unknown as TabApi).tab.resumeAll())).toEqual([id]);
     await until(two, id, (v) => (v.artifacts['result']?.length ?? 0) >= chunks(10).length, 15_000);
-    expect(streamsFor(id)).toBe(1);
+    expect(streamsFor(id, `tab-${tabs}`)).toBe(0); // while the driver lives, the mirror opens nothing
     const closedAt = Date.now();
     await one.close();
     const done = await until(two, id, (v) => v.done !== undefined || v.error !== undefined, 30_000);
@@ -241,9 +256,10 @@ describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
     expect(done.done).toBe('completed');
     expect(done.artifacts['result']).toBe(chunks(40));
     expect(noChunkTwice(done)).toEqual([]);
-    // The second tab opened exactly one stream of its own: the subscription it took over with.
-    expect(streamsFor(id)).toBe(2);
-    const takeover = agent.requests.find((r) => (r.body as { method?: string } | undefined)?.method === 'SubscribeToTask');
+    // The second tab opened a stream of its own only once it drove the task: the subscription it took over with.
+    expect(streamsFor(id, `tab-${tabs}`)).toBeGreaterThanOrEqual(1);
+    const takeover = agent.requests.find((r) => (r.body as { method?: string } | undefined)?.method === 'SubscribeToTask' && r.headers['x-tab'] === `tab-${tabs}`);
+    expect(takeover?.at ?? 0).toBeGreaterThanOrEqual(closedAt);
     // Measured, not asserted (timings belong to benchmarks): from the close to the new tab's subscription.
     const ms = (takeover?.at ?? Number.NaN) - closedAt;
     writeFileSync(`${OUT}takeover.json`, JSON.stringify({ closeToSubscribeMs: ms }));
