@@ -146,7 +146,10 @@ const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeou
 
 describe('tabs: one client drives a task, the others mirror it', () => {
   it('three clients on one task: one stream at the agent; the mirrors see the same events and the same result', async () => {
-    const { agent, tab } = await tabs(3);
+    const { agent, tab, hub } = await tabs(3);
+    // Messages take longer than a lock handover (as a BroadcastChannel may, beside Web Locks): when the
+    // driver finishes, a mirror gets the lock before the driver's "finished" — it must not subscribe.
+    hub.latencyMs = 20;
     const [a, b, c] = tab as [A2AClient, A2AClient, A2AClient];
     const driver = await a.start('stream updates=2 chunks=40 delayMs=15');
     const fromA = collect(driver);

@@ -2,7 +2,7 @@ import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a
 import { TetherError, type TetherErrorCode } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
-import { TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
+import { isActiveRecord, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
 import type { CallOptions, SendOptions } from '../transport/transport.js';
 import { sleep, type TimerHandle } from '../util/scheduler.js';
@@ -59,6 +59,8 @@ const WAKE_JITTER_MS = 1_000;
 const OFFLINE_LOOK_MS = 5_000;
 /** A mirror asks the driver for a snapshot this often until one comes (ms). */
 const MIRROR_SYNC_MS = 1_000;
+/** A mirror granted the claim of a task its driver just ended: how long to wait for the driver's "finished" (ms). */
+const LATE_END_MS = 2_000;
 /** A mirror's reply sent by the driver: how long to wait for the driver's answer (ms). */
 const RELAY_TIMEOUT_MS = 60_000;
 
@@ -479,7 +481,17 @@ export class TaskFollower {
     ask();
   }
 
-  private takeOver(): void {
+  private async takeOver(): Promise<void> {
+    if (!this.mirroring || this.finished) return;
+    // The driver lets go after its last record write: a record that says the task ended means the driver
+    // ended it, and its "finished" is on its way (a lock can change hands before a message arrives).
+    const record = await this.context.store.get(this.taskId ?? '').catch(() => undefined);
+    if (record && !isActiveRecord(record) && this.mirroring && !this.finished) {
+      await this.settledWithin(LATE_END_MS);
+      if (this.finished) return;
+      // It did not come: ask the agent once (GetTask), and open nothing.
+      this.phase = { name: 'polling', delayMs: 0 };
+    }
     if (!this.mirroring || this.finished) return;
     this.stopMirroring();
     for (const [id, relay] of this.relayed) {
@@ -505,9 +517,12 @@ export class TaskFollower {
   private endClaim(): void {
     const claim = this.claim;
     if (!claim) return;
+    const driving = !this.mirroring;
     this.stopMirroring();
     this.claim = undefined;
-    claim.release();
+    // A driver lets go once its last record write landed: whoever takes over reads how it ended.
+    if (driving) void this.flush().then(() => claim.release(), () => claim.release());
+    else claim.release();
   }
 
   private onCoordination(message: CoordinationMessage): void {
