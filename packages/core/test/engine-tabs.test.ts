@@ -235,6 +235,22 @@ describe('tabs: one client drives a task, the others mirror it', () => {
   });
 });
 
+describe('tabs: the driver ends the follow', () => {
+  it('an error in the stream ends every client the same way, even when the lock changes hands before the message arrives', async () => {
+    const { agent, tab, hub } = await tabs(2);
+    hub.latencyMs = 20; // slower than a lock handover
+    const [a, b] = tab as [A2AClient, A2AClient];
+    const driver = await a.start('stream updates=3 chunks=20 delayMs=30 misbehave=streamError');
+    const [mirror] = await b.resumeAll();
+    const [fromDriver, fromMirror] = await Promise.allSettled([driver.done(), (mirror as TaskHandle).done()]);
+    expect(fromDriver).toMatchObject({ status: 'rejected', reason: { code: 'A2A_ERROR' } });
+    expect(fromMirror).toMatchObject({ status: 'rejected', reason: { code: 'A2A_ERROR' } });
+    expect((fromMirror as PromiseRejectedResult).reason.message).toBe((fromDriver as PromiseRejectedResult).reason.message);
+    // The mirror opened nothing: the only stream is the driver's send.
+    expect(streamsOpened(agent)).toBe(1);
+  });
+});
+
 describe('tabs: a mirror acts on the task', () => {
   it('a mirror cancels: both see it canceled, each exactly once, and the mirror reports it confirmed', async () => {
     const { tab, hub } = await tabs(2);

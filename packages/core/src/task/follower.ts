@@ -297,6 +297,8 @@ export class TaskFollower {
   private claim: TaskClaim | undefined;
   private mirroring = false;
   private synced = false;
+  /** When this follower began to mirror (a driver's error recorded since then ended the driver's follow). */
+  private mirroredSince = 0;
   private syncTimer: TimerHandle | undefined;
   /** Replies a mirror asked the driver to send, by request id. */
   private readonly relayed = new Map<string, Deferred<void>>();
@@ -460,6 +462,7 @@ export class TaskFollower {
     }
     this.claim = claim;
     this.mirroring = true;
+    this.mirroredSince = this.context.scheduler.now();
     if (this.taskId !== undefined) this.context.following.set(this.taskId, this);
     claim.onMessage((message) => this.onCoordination(message));
     this.resync();
@@ -483,13 +486,17 @@ export class TaskFollower {
 
   private async takeOver(): Promise<void> {
     if (!this.mirroring || this.finished) return;
-    // The driver lets go after its last record write: a record that says the task ended means the driver
-    // ended it, and its "finished" is on its way (a lock can change hands before a message arrives).
+    // The driver lets go after its last record write: a record that says the follow ended (the task's end,
+    // or an error since this client began to mirror) means the driver ended it, and its "finished" or
+    // "failed" is on its way (a lock can change hands before a message arrives).
     const record = await this.context.store.get(this.taskId ?? '').catch(() => undefined);
-    if (record && !isActiveRecord(record) && this.mirroring && !this.finished) {
+    const failed = record?.lastError !== undefined && record.lastError.at >= this.mirroredSince ? record.lastError : undefined;
+    if (record && (!isActiveRecord(record) || failed) && this.mirroring && !this.finished) {
       await this.settledWithin(LATE_END_MS);
       if (this.finished) return;
-      // It did not come: ask the agent once (GetTask), and open nothing.
+      // It did not come: end the way the record says — with the driver's error, or by asking the agent
+      // once (GetTask) how the task ended. Either way, open nothing.
+      if (failed && isActiveRecord(record)) return this.endMirror({ name: 'failed', error: restored(failed, record.taskId) });
       this.phase = { name: 'polling', delayMs: 0 };
     }
     if (!this.mirroring || this.finished) return;
