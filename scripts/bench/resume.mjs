@@ -18,7 +18,7 @@ import { Response } from 'undici';
 import { connect, createNodeFetch, paths } from './clients.mjs';
 import { percentile, round, startAgentProcess } from './util.mjs';
 
-const { startFaultProxy } = await import(paths.testkitDist.href);
+const { startFaultProxy, SeededRandom } = await import(paths.testkitDist.href);
 
 /** The fetch Tether is given: SSE bodies are passed through a stream that notes when they end. */
 function tappedFetch(base, notes) {
@@ -64,24 +64,14 @@ function tappedFetch(base, notes) {
   return Object.assign(tapped, { dispatcher: base.dispatcher });
 }
 
-/** A small seeded PRNG (mulberry32), so every run cuts the same way. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log }) {
   const agent = await startAgentProcess({ versions: [version] });
   const proxy = await startFaultProxy({ target: agent.origin, seed });
   const base = createNodeFetch({ connections: 64, keepAliveTimeoutMs: 10_000 });
   const notes = { requests: [], bodyEnds: [], sseBodies: 0, emptyBodies: 0, noWholeEvent: 0 };
-  const random = seeded(seed);
+  // Seeded (the testkit's mulberry32), so every run cuts the same way.
+  const seeded = new SeededRandom(seed);
+  const random = () => seeded.next();
   const plan = { reset: 0, end: 0, midEvent: 0 };
   for (let i = 0; i < cuts; i++) {
     const mode = random() < 0.5 ? 'reset' : 'end';

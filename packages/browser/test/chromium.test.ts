@@ -1,22 +1,13 @@
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_DIST, chromiumAvailable, launchChromium, servePage, type TestSite } from './helpers/chromium.js';
 
-const CHROMIUM = process.env['TETHER_CHROMIUM'] ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env['CI'] === 'true') {
-  throw new Error(`CI=true and no Chromium at ${CHROMIUM}: browser tests must run in CI (.ci/run installs it)`);
-}
-if (!available) console.warn(`⚠ skipping real-browser tests: no Chromium at ${CHROMIUM}`);
+const available = chromiumAvailable('real-browser tests');
 
 // The page imports the BUILT browser package (dist), bundled by esbuild for the browser platform.
 const PAGE_SCRIPT = `
-import { connect, TetherError, createIndexedDbTaskStore } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
+import { connect, TetherError, createIndexedDbTaskStore } from '${BROWSER_DIST}';
 import { taskStoreContract } from '@a2a-tether/testkit/store-contract';
 let dbs = 0;
 window.tether = {
@@ -82,39 +73,23 @@ window.tether = {
 describe.skipIf(!available)('@a2a-tether/browser in real Chromium', () => {
   let browser: Browser;
   let page: Page;
-  let site: Server;
+  let site: TestSite;
   let agent: TestAgent;
 
   beforeAll(async () => {
-    const bundle = await build({
-      stdin: { contents: PAGE_SCRIPT, resolveDir: fileURLToPath(new URL('.', import.meta.url)), loader: 'js' },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      logLevel: 'silent',
-    });
-    const js = bundle.outputFiles[0]?.text ?? '';
-    site = createServer((req, res) => {
-      if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-      else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/app.js"></script>');
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    site = await servePage(PAGE_SCRIPT);
     agent = await startTestAgent();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     // The page is on another origin than the agent: every call crosses CORS.
-    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+    await page.goto(`${site.origin}/`);
     await page.waitForFunction(() => 'tether' in window);
   });
 
   afterAll(async () => {
     await browser?.close();
     await agent?.close();
-    await new Promise((r) => site?.close(r));
+    await site?.close();
   });
 
   it.each([

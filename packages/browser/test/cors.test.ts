@@ -1,22 +1,13 @@
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { STRICT_CORS, startTestAgent, type TestAgent } from '@a2a-tether/testkit';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_DIST, chromiumAvailable, launchChromium, servePage, type TestSite } from './helpers/chromium.js';
 
-const CHROMIUM = process.env['TETHER_CHROMIUM'] ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env['CI'] === 'true') {
-  throw new Error(`CI=true and no Chromium at ${CHROMIUM}: browser tests must run in CI (.ci/run installs it)`);
-}
-if (!available) console.warn(`⚠ skipping real-browser CORS tests: no Chromium at ${CHROMIUM}`);
+const available = chromiumAvailable('real-browser CORS tests');
 
 // The page (one origin) imports the BUILT browser package and calls agents on other origins.
 const PAGE_SCRIPT = `
-import { connect, TetherError } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
+import { connect, TetherError } from '${BROWSER_DIST}';
 const textOf = (parts) => parts.map((p) => p.text ?? '').join('');
 function rebuild(events, into) {
   for (const e of events) if (e.type === 'artifact') into[e.artifactId] = (e.append ? into[e.artifactId] ?? '' : '') + textOf(e.parts);
@@ -61,32 +52,16 @@ type Tether = {
 describe.skipIf(!available)('CORS in real Chromium: a strict agent on another origin', () => {
   let browser: Browser;
   let page: Page;
-  let site: Server;
+  let site: TestSite;
   let siteOrigin: string;
   let strict: TestAgent;
 
   beforeAll(async () => {
-    const bundle = await build({
-      stdin: { contents: PAGE_SCRIPT, resolveDir: fileURLToPath(new URL('.', import.meta.url)), loader: 'js' },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      logLevel: 'silent',
-    });
-    const js = bundle.outputFiles[0]?.text ?? '';
-    site = createServer((req, res) => {
-      if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-      else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/app.js"></script>');
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    site = await servePage(PAGE_SCRIPT);
+    siteOrigin = site.origin;
     // Numbered SSE events: resuming sends Last-Event-ID, the header allow-lists most often forget.
     strict = await startTestAgent({ cors: { ...STRICT_CORS, origins: [siteOrigin] }, behaviour: { sseIds: true } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${siteOrigin}/`);
     await page.waitForFunction(() => 'tether' in window);
@@ -95,7 +70,7 @@ describe.skipIf(!available)('CORS in real Chromium: a strict agent on another or
   afterAll(async () => {
     await browser?.close();
     await strict?.close();
-    await new Promise((r) => site?.close(r));
+    await site?.close();
   });
 
   it.each([

@@ -1,27 +1,21 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
-import { build } from 'esbuild';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BROWSER_DIST, chromiumAvailable, launchChromium, servePage, type TestSite } from './helpers/chromium.js';
 
 // Issue 8's must-shows in real Chromium: several tabs on one task over one connection, the driving tab
 // closing, a reload in the middle of a task, and 30 s offline. Each tab is a page of one browser context
 // (one origin: shared IndexedDB, Web Locks and BroadcastChannel); the agent is on another origin.
 
-const CHROMIUM = process.env['TETHER_CHROMIUM'] ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env['CI'] === 'true') {
-  throw new Error(`CI=true and no Chromium at ${CHROMIUM}: browser tests must run in CI (.ci/run installs it)`);
-}
+const available = chromiumAvailable('the real-browser tabs tests');
 const OUT = fileURLToPath(new URL('../test-output/', import.meta.url));
 
 // The page renders as an app would: per artifact, `append` adds parts, otherwise the artifact is replaced;
 // every part written to the "screen" is counted, so a chunk rendered twice shows.
 const PAGE_SCRIPT = `
-import { connect, createIndexedDbTaskStore } from '${fileURLToPath(new URL('../dist/index.js', import.meta.url))}';
+import { connect, createIndexedDbTaskStore } from '${BROWSER_DIST}';
 let client;
 const tasks = {};
 const handles = {};
@@ -81,36 +75,20 @@ const chunks = (n: number): string => Array.from({ length: n }, (_, i) => `chunk
 describe.skipIf(!available)('tabs and page lifecycle in real Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
-  let site: Server;
+  let site: TestSite;
   let siteUrl: string;
   let agent: TestAgent;
 
   beforeAll(async () => {
-    const bundle = await build({
-      stdin: { contents: PAGE_SCRIPT, resolveDir: fileURLToPath(new URL('.', import.meta.url)), loader: 'js' },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      logLevel: 'silent',
-    });
-    const js = bundle.outputFiles[0]?.text ?? '';
-    site = createServer((req, res) => {
-      if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-      else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/app.js"></script>');
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    site = await servePage(PAGE_SCRIPT);
+    siteUrl = `${site.origin}/`;
+    browser = await launchChromium();
     mkdirSync(OUT, { recursive: true });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((r) => site?.close(r));
+    await site?.close();
   });
 
   beforeEach(async () => {

@@ -1,6 +1,7 @@
-import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
+import { SeededRandom, startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, MemoryTaskStore, type A2AClient, type CoordinationMessage, type Part, type TaskClaim, type TaskCoordinator, type TaskEvent, type TaskHandle } from '../src/index.js';
+import { connect, MemoryTaskStore, type A2AClient, type Part, type TaskEvent, type TaskHandle } from '../src/index.js';
+import { collect, FakeTabs, streamsOpened } from './helpers/fake-tabs.js';
 
 // A seeded model check of tab coordination (issue 8): three clients share a store and a coordinator whose
 // messages take a random time to arrive; the clients join at random moments; the driver goes away at
@@ -8,109 +9,7 @@ import { connect, MemoryTaskStore, type A2AClient, type CoordinationMessage, typ
 // that follows the task to its end rebuilds exactly the agent's artifact from its own events, writes no
 // chunk twice, sees one terminal status, and the agent sees one stream per driver.
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class Claim implements TaskClaim {
-  leading: boolean;
-  readonly granted: Promise<void>;
-  grant!: () => void;
-  listener: ((message: CoordinationMessage) => void) | undefined;
-  released = false;
-  constructor(
-    readonly hub: Hub,
-    readonly taskId: string,
-    readonly client: number,
-    leading: boolean,
-  ) {
-    this.leading = leading;
-    this.granted = new Promise<void>((resolve) => (this.grant = resolve));
-    if (leading) this.grant();
-  }
-  send(message: CoordinationMessage): void {
-    this.hub.post(this, structuredClone(message));
-  }
-  onMessage(listener: (message: CoordinationMessage) => void): void {
-    this.listener = listener;
-  }
-  release(): void {
-    if (this.released) return;
-    this.released = true;
-    this.hub.release(this);
-  }
-}
-
-/** Like a BroadcastChannel (ordered per sender, asynchronous) and Web Locks (FIFO), with random latency. */
-class Hub {
-  readonly claims: Claim[] = [];
-  holder: Claim | undefined;
-  handovers = 0;
-  constructor(private readonly random: () => number) {}
-  coordinator(client: number): TaskCoordinator {
-    return {
-      claim: (taskId) => {
-        const leading = this.holder === undefined;
-        const claim = new Claim(this, taskId, client, leading);
-        if (leading) this.holder = claim;
-        this.claims.push(claim);
-        return Promise.resolve(claim);
-      },
-    };
-  }
-  /** Per receiver, a chain keeps one sender's messages in order; each hop takes 0–20 ms. */
-  private readonly chains = new Map<Claim, Promise<void>>();
-  post(from: Claim, message: CoordinationMessage): void {
-    for (const to of this.claims) {
-      if (to === from || to.released) continue;
-      const delay = Math.floor(this.random() * 20);
-      const chain = (this.chains.get(to) ?? Promise.resolve()).then(
-        () =>
-          new Promise<void>((resolve) =>
-            setTimeout(() => {
-              if (!to.released) to.listener?.(message);
-              resolve();
-            }, delay),
-          ),
-      );
-      this.chains.set(to, chain);
-    }
-  }
-  release(claim: Claim): void {
-    if (this.holder !== claim) return;
-    this.holder = undefined;
-    const next = this.claims.find((c) => !c.released && c !== claim);
-    if (!next) return;
-    this.holder = next;
-    this.handovers++;
-    setTimeout(() => {
-      next.leading = true;
-      next.grant();
-    }, Math.floor(this.random() * 30));
-  }
-}
-
 const text = (parts: Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
-
-interface Seen {
-  events: TaskEvent[];
-  ended: Promise<void>;
-}
-
-function collect(handle: TaskHandle): Seen {
-  const events: TaskEvent[] = [];
-  const ended = (async () => {
-    for await (const e of handle.events()) events.push(e);
-  })();
-  return { events, ended };
-}
 
 /** What an app renders from the events: the artifact text, and how many times each chunk was written. */
 function render(events: TaskEvent[]): { text: string; twice: string[]; terminal: number } {
@@ -128,13 +27,6 @@ function render(events: TaskEvent[]): { text: string; twice: string[]; terminal:
   return { text: shown, twice: [...writes].filter(([, n]) => n > 1).map(([p]) => p), terminal };
 }
 
-function streamsOpened(agent: TestAgent): number {
-  return agent.requests.filter((r) => {
-    const method = (r.body as { method?: string } | undefined)?.method;
-    return method === 'SendStreamingMessage' || method === 'SubscribeToTask';
-  }).length;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const CHUNKS = 30;
 const EXPECTED = Array.from({ length: CHUNKS }, (_, i) => `chunk-${i + 1};`).join('');
@@ -150,14 +42,18 @@ describe('tabs: a seeded model check of joins and handovers', () => {
   it(`${RUNS} seeded runs: every client that follows to the end shows exactly the agent's artifact, once`, { timeout: 120_000 }, async () => {
     const failures: string[] = [];
     for (let seed = 1; seed <= RUNS; seed++) {
-      const random = prng(seed);
+      const seeded = new SeededRandom(seed);
+      const random = (): number => seeded.next();
       agent.requests.length = 0;
-      const hub = new Hub(random);
+      // Messages take 0–20 ms each; a released lock reaches the next client after 0–30 ms.
+      const hub = new FakeTabs();
+      hub.latency = () => Math.floor(random() * 20);
+      hub.grantDelay = () => Math.floor(random() * 30);
       const store = new MemoryTaskStore();
       const clients: A2AClient[] = [];
       for (let i = 0; i < 3; i++) clients.push(await connect(agent.url, { cardCache: false, store, coordinator: hub.coordinator(i), preferredBindings: ['JSONRPC'] }));
       const [first, ...others] = clients as [A2AClient, ...A2AClient[]];
-      const handles = new Map<number, { handle: TaskHandle; seen: Seen; detached: boolean }>();
+      const handles = new Map<number, { handle: TaskHandle; seen: ReturnType<typeof collect>; detached: boolean }>();
       const started = await first.start(`stream updates=2 chunks=${CHUNKS} delayMs=12`);
       handles.set(0, { handle: started, seen: collect(started), detached: false });
       // The others join at random moments; the driver goes away at random moments (at most twice, never the last one).
@@ -169,7 +65,8 @@ describe('tabs: a seeded model check of joins and handovers', () => {
       const departures = (async () => {
         for (let k = 0; k < 2; k++) {
           await sleep(80 + Math.floor(random() * 150));
-          const driver = hub.holder && !hub.holder.released ? handles.get(hub.holder.client) : undefined;
+          const holder = hub.holder(started.taskId as string);
+          const driver = holder && !holder.released ? handles.get(holder.client) : undefined;
           if (driver && !driver.detached && [...handles.values()].filter((h) => !h.detached).length > 1) {
             driver.detached = true;
             driver.handle.detach();

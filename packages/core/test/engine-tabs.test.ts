@@ -1,15 +1,13 @@
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alignAppends } from '../src/task/follower.js';
+import { collect, FakeTabs, streamsOpened } from './helpers/fake-tabs.js';
 import {
   connect,
   MemoryTaskStore,
   type A2AClient,
-  type CoordinationMessage,
   type NetworkSignals,
   type Part,
-  type TaskClaim,
-  type TaskCoordinator,
   type TaskEvent,
   type TaskHandle,
 } from '../src/index.js';
@@ -19,89 +17,9 @@ import {
 // it mirrored. `@a2a-tether/browser` implements the coordinator with Web Locks and a BroadcastChannel;
 // here an in-memory one with the same semantics (asynchronous, ordered delivery; a FIFO lock per task).
 
-interface Member {
-  tab: string;
-  claim: FakeClaim;
-}
-
-class FakeClaim implements TaskClaim {
-  leading: boolean;
-  readonly granted: Promise<void>;
-  grant!: () => void;
-  listener: ((message: CoordinationMessage) => void) | undefined;
-  released = false;
-  constructor(
-    private readonly hub: Hub,
-    readonly taskId: string,
-    readonly tab: string,
-    leading: boolean,
-  ) {
-    this.leading = leading;
-    this.granted = new Promise<void>((resolve) => (this.grant = resolve));
-    if (leading) this.grant();
-  }
-  send(message: CoordinationMessage): void {
-    this.hub.post(this, structuredClone(message));
-  }
-  onMessage(listener: (message: CoordinationMessage) => void): void {
-    this.listener = listener;
-  }
-  release(): void {
-    if (this.released) return;
-    this.released = true;
-    this.hub.release(this);
-  }
-}
-
-class Hub {
-  readonly members = new Map<string, Member[]>();
-  readonly holder = new Map<string, FakeClaim>();
-  readonly sent: { from: string; message: CoordinationMessage }[] = [];
-  /** How long a message takes to reach the other clients (ms). */
-  latencyMs = 0;
-  /** Whether a released lock goes to the next waiting client (off: the test decides who drives). */
-  handOver = true;
-  coordinator(tab: string): TaskCoordinator {
-    return {
-      claim: (taskId) => {
-        const leading = !this.holder.has(taskId);
-        const claim = new FakeClaim(this, taskId, tab, leading);
-        if (leading) this.holder.set(taskId, claim);
-        const list = this.members.get(taskId) ?? [];
-        list.push({ tab, claim });
-        this.members.set(taskId, list);
-        return Promise.resolve(claim);
-      },
-    };
-  }
-  post(from: FakeClaim, message: CoordinationMessage): void {
-    this.sent.push({ from: from.tab, message });
-    for (const m of this.members.get(from.taskId) ?? []) {
-      if (m.claim !== from && !m.claim.released) setTimeout(() => m.claim.listener?.(message), this.latencyMs);
-    }
-  }
-  release(claim: FakeClaim): void {
-    const list = (this.members.get(claim.taskId) ?? []).filter((m) => m.claim !== claim);
-    this.members.set(claim.taskId, list);
-    if (this.holder.get(claim.taskId) !== claim) return;
-    this.holder.delete(claim.taskId);
-    // The next waiting tab gets the lock, as Web Locks grant it (after the releasing task's messages).
-    const next = list.find((m) => !m.claim.released);
-    if (next && this.handOver) {
-      this.holder.set(claim.taskId, next.claim);
-      setTimeout(() => {
-        next.claim.leading = true;
-        next.claim.grant();
-      }, 5);
-    }
-  }
-}
-
 const agents: TestAgent[] = [];
-const clients: A2AClient[] = [];
 afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.close()));
-  clients.length = 0;
 });
 
 const text = (parts: Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
@@ -112,33 +30,15 @@ function rebuild(events: TaskEvent[]): Record<string, string> {
   return out;
 }
 
-/** Reads a handle's events in the background. */
-function collect(handle: TaskHandle): { events: TaskEvent[]; ended: Promise<void> } {
-  const events: TaskEvent[] = [];
-  const ended = (async () => {
-    for await (const e of handle.events()) events.push(e);
-  })();
-  return { events, ended };
-}
-
-/** Requests that open a stream (a streaming send or a subscription), on the JSON-RPC binding. */
-function streamsOpened(agent: TestAgent): number {
-  return agent.requests.filter((r) => {
-    const method = (r.body as { method?: string } | undefined)?.method;
-    return method === 'SendStreamingMessage' || method === 'SubscribeToTask' || method === 'message/stream' || method === 'tasks/resubscribe';
-  }).length;
-}
-
-async function tabs(count: number): Promise<{ agent: TestAgent; hub: Hub; store: MemoryTaskStore; tab: A2AClient[] }> {
+async function tabs(count: number): Promise<{ agent: TestAgent; hub: FakeTabs; store: MemoryTaskStore; tab: A2AClient[] }> {
   const agent = await startTestAgent();
   agents.push(agent);
-  const hub = new Hub();
+  const hub = new FakeTabs();
   const store = new MemoryTaskStore();
   const tab: A2AClient[] = [];
   for (let i = 0; i < count; i++) {
-    tab.push(await connect(agent.url, { cardCache: false, store, coordinator: hub.coordinator(`tab-${i}`), preferredBindings: ['JSONRPC'] }));
+    tab.push(await connect(agent.url, { cardCache: false, store, coordinator: hub.coordinator(i), preferredBindings: ['JSONRPC'] }));
   }
-  clients.push(...tab);
   return { agent, hub, store, tab };
 }
 
@@ -149,7 +49,7 @@ describe('tabs: one client drives a task, the others mirror it', () => {
     const { agent, tab, hub } = await tabs(3);
     // Messages take longer than a lock handover (as a BroadcastChannel may, beside Web Locks): when the
     // driver finishes, a mirror gets the lock before the driver's "finished" — it must not subscribe.
-    hub.latencyMs = 20;
+    hub.latency = () => 20;
     const [a, b, c] = tab as [A2AClient, A2AClient, A2AClient];
     const driver = await a.start('stream updates=2 chunks=40 delayMs=15');
     const fromA = collect(driver);
@@ -238,7 +138,7 @@ describe('tabs: one client drives a task, the others mirror it', () => {
 describe('tabs: the driver ends the follow', () => {
   it('an error in the stream ends every client the same way, even when the lock changes hands before the message arrives', async () => {
     const { agent, tab, hub } = await tabs(2);
-    hub.latencyMs = 20; // slower than a lock handover
+    hub.latency = () => 20; // slower than a lock handover
     const [a, b] = tab as [A2AClient, A2AClient];
     const driver = await a.start('stream updates=3 chunks=20 delayMs=30 misbehave=streamError');
     const [mirror] = await b.resumeAll();
@@ -258,7 +158,7 @@ describe('tabs: a mirror acts on the task', () => {
     const driver = await a.start('slow steps=200 delayMs=20');
     const fromA = collect(driver);
     // The driver's news arrives after the mirror's own look at the task (GetTask after its cancel).
-    hub.latencyMs = 150;
+    hub.latency = () => 150;
     hub.handOver = false;
     const [mirror] = await b.resumeAll();
     const fromB = collect(mirror as TaskHandle);

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTaskStoreContract } from '@a2a-tether/testkit';
+import { runTaskStoreContract, SeededRandom } from '@a2a-tether/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileTaskStore, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
 import { bundleChild } from './helpers/bundle-child.js';
@@ -220,17 +220,6 @@ const SEED = 0x7e7e;
 /** The tasks the child writes, in turn. */
 const CRASH_TASKS = ['crash-0', 'crash-1', 'crash-2', 'crash-3'];
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 interface CrashRecord extends TaskRecord {
   seq: number;
   payload: string;
@@ -283,7 +272,8 @@ describe('createFileTaskStore under SIGKILL', () => {
     `${ROUNDS} seeded kills mid-write leave only whole records, and lose no acknowledged write`,
     async () => {
       const dir = await freshDir();
-      const random = mulberry32(SEED);
+      const seeded = new SeededRandom(SEED);
+      const random = (): number => seeded.next();
       let roundsWithTemps = 0;
       let writes = 0;
       const lastAcked = new Map<string, number>();

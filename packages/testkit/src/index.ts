@@ -27,6 +27,7 @@ export type {
   TestTaskStatus,
 } from './agent/model.js';
 export { startFaultProxy } from './proxy/fault-proxy.js';
+export { SeededRandom } from './proxy/seeded-random.js';
 export type { FaultProxy, FaultProxyOptions } from './proxy/fault-proxy.js';
 export type {
   CutFault,
