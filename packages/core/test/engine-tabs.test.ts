@@ -1,6 +1,6 @@
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alignAppends } from '../src/task/follower.js';
+import { alignAppends } from '../src/task/coordinator.js';
 import { collect, FakeTabs, streamsOpened } from './helpers/fake-tabs.js';
 import {
   connect,

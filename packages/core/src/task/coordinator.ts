@@ -1,3 +1,4 @@
+import { TetherError, type TetherErrorCode } from '../errors/tether-error.js';
 import type { Message, Task } from '../model/types.js';
 import type { ConnectionState, TaskEvent } from './task-event.js';
 
@@ -69,4 +70,77 @@ export interface NetworkSignals {
   online(): boolean;
   /** Calls `listener` when trying again now is worth it; returns the unsubscribe. */
   onWake(listener: () => void): () => void;
+}
+
+/** An error as it crosses to another client (a structured clone keeps neither class nor code). */
+export function carried(error: unknown): CarriedError {
+  if (error instanceof TetherError) return { code: error.code, message: error.message, name: error.name };
+  return { code: 'UNKNOWN', message: error instanceof Error ? error.message : String(error) };
+}
+
+export function restored(error: CarriedError, taskId: string): TetherError {
+  return new TetherError(error.code as TetherErrorCode, error.message, { taskId, maybeDelivered: true });
+}
+
+/**
+ * Lines a driver's appends up with what this mirror holds. `ends` says how many parts each artifact had
+ * after the events; walking back from it gives where each append started. An append that starts before
+ * what the mirror holds loses the parts it already has; one that starts after it means parts are missing
+ * here (`undefined`: ask for a snapshot). Appends before a replace of the same artifact are kept as they
+ * are (the replace settles them).
+ */
+export function alignAppends(events: TaskEvent[], ends: Record<string, number> | undefined, held: (artifactId: string) => number): TaskEvent[] | undefined {
+  if (!ends) return events;
+  // Where each append starts, from the end: undefined before a replace of its artifact.
+  const starts: (number | undefined)[] = new Array<number | undefined>(events.length);
+  const end: Record<string, number | undefined> = { ...ends };
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i] as TaskEvent;
+    if (e.type !== 'artifact') continue;
+    const after = end[e.artifactId];
+    if (!e.append || after === undefined) {
+      end[e.artifactId] = undefined;
+      continue;
+    }
+    starts[i] = after - e.parts.length;
+    end[e.artifactId] = after - e.parts.length;
+  }
+  const counts = new Map<string, number>();
+  const count = (id: string): number => counts.get(id) ?? held(id);
+  const out: TaskEvent[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as TaskEvent;
+    const start = starts[i];
+    if (e.type !== 'artifact') {
+      out.push(e);
+      continue;
+    }
+    if (!e.append || start === undefined) {
+      counts.set(e.artifactId, e.append ? count(e.artifactId) + e.parts.length : e.parts.length);
+      out.push(e);
+      continue;
+    }
+    const have = count(e.artifactId);
+    if (have < start) return undefined;
+    const skip = have - start;
+    counts.set(e.artifactId, Math.max(have, start + e.parts.length));
+    if (skip >= e.parts.length) continue;
+    out.push(skip === 0 ? e : { ...e, parts: e.parts.slice(skip) });
+  }
+  return out;
+}
+
+/** Events as they cross to another client: an error becomes its code and message. */
+export function carriedEvent(event: TaskEvent): TaskEvent {
+  if ((event.type === 'connection' || event.type === 'store-error') && event.error) {
+    return { ...event, error: carried(event.error) as unknown as TetherError };
+  }
+  return event;
+}
+
+export function restoredEvent(event: TaskEvent, taskId: string): TaskEvent {
+  if ((event.type === 'connection' || event.type === 'store-error') && event.error && !(event.error instanceof TetherError)) {
+    return { ...event, error: restored(event.error as unknown as CarriedError, taskId) };
+  }
+  return event;
 }

@@ -1,5 +1,5 @@
 import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a2a-errors.js';
-import { TetherError, type TetherErrorCode } from '../errors/tether-error.js';
+import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
 import { isActiveRecord, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
@@ -18,7 +18,7 @@ import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget, type RetryDecision } from './retry-budget.js';
 import { StoreWriter, type RecordChange } from './store-writer.js';
 import type { ConnectionEvent, ConnectionState, TaskEvent } from './task-event.js';
-import type { CarriedError, CoordinationMessage, TaskClaim } from './coordinator.js';
+import { alignAppends, carried, carriedEvent, restored, restoredEvent, type CoordinationMessage, type TaskClaim } from './coordinator.js';
 
 /** How a task is followed and how long to wait for a human. */
 export interface FollowOptions {
@@ -64,78 +64,6 @@ const LATE_END_MS = 2_000;
 /** A mirror's reply sent by the driver: how long to wait for the driver's answer (ms). */
 const RELAY_TIMEOUT_MS = 60_000;
 
-/** An error as it crosses to another client (a structured clone keeps neither class nor code). */
-function carried(error: unknown): CarriedError {
-  if (error instanceof TetherError) return { code: error.code, message: error.message, name: error.name };
-  return { code: 'UNKNOWN', message: error instanceof Error ? error.message : String(error) };
-}
-
-function restored(error: CarriedError, taskId: string): TetherError {
-  return new TetherError(error.code as TetherErrorCode, error.message, { taskId, maybeDelivered: true });
-}
-
-/**
- * Lines a driver's appends up with what this mirror holds. `ends` says how many parts each artifact had
- * after the events; walking back from it gives where each append started. An append that starts before
- * what the mirror holds loses the parts it already has; one that starts after it means parts are missing
- * here (`undefined`: ask for a snapshot). Appends before a replace of the same artifact are kept as they
- * are (the replace settles them).
- */
-export function alignAppends(events: TaskEvent[], ends: Record<string, number> | undefined, held: (artifactId: string) => number): TaskEvent[] | undefined {
-  if (!ends) return events;
-  // Where each append starts, from the end: undefined before a replace of its artifact.
-  const starts: (number | undefined)[] = new Array<number | undefined>(events.length);
-  const end: Record<string, number | undefined> = { ...ends };
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i] as TaskEvent;
-    if (e.type !== 'artifact') continue;
-    const after = end[e.artifactId];
-    if (!e.append || after === undefined) {
-      end[e.artifactId] = undefined;
-      continue;
-    }
-    starts[i] = after - e.parts.length;
-    end[e.artifactId] = after - e.parts.length;
-  }
-  const counts = new Map<string, number>();
-  const count = (id: string): number => counts.get(id) ?? held(id);
-  const out: TaskEvent[] = [];
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i] as TaskEvent;
-    const start = starts[i];
-    if (e.type !== 'artifact') {
-      out.push(e);
-      continue;
-    }
-    if (!e.append || start === undefined) {
-      counts.set(e.artifactId, e.append ? count(e.artifactId) + e.parts.length : e.parts.length);
-      out.push(e);
-      continue;
-    }
-    const have = count(e.artifactId);
-    if (have < start) return undefined;
-    const skip = have - start;
-    counts.set(e.artifactId, Math.max(have, start + e.parts.length));
-    if (skip >= e.parts.length) continue;
-    out.push(skip === 0 ? e : { ...e, parts: e.parts.slice(skip) });
-  }
-  return out;
-}
-
-/** Events as they cross to another client: an error becomes its code and message. */
-function carriedEvent(event: TaskEvent): TaskEvent {
-  if ((event.type === 'connection' || event.type === 'store-error') && event.error) {
-    return { ...event, error: carried(event.error) as unknown as TetherError };
-  }
-  return event;
-}
-
-function restoredEvent(event: TaskEvent, taskId: string): TaskEvent {
-  if ((event.type === 'connection' || event.type === 'store-error') && event.error && !(event.error instanceof TetherError)) {
-    return { ...event, error: restored(event.error as unknown as CarriedError, taskId) };
-  }
-  return event;
-}
 /** Push mode: GetTask this often anyway while waiting for pushes (ms), unless `push.safetyPollMs` says otherwise. */
 const PUSH_SAFETY_POLL_MS = 60_000;
 
@@ -441,13 +369,7 @@ export class TaskFollower {
    * mirrors too; a mirror that arrives gets a snapshot; a mirror's reply is sent from here.
    */
   lead(claim: TaskClaim): void {
-    if (this.finished) {
-      claim.release();
-      return;
-    }
-    this.claim = claim;
-    if (this.taskId !== undefined) this.context.following.set(this.taskId, this);
-    claim.onMessage((message) => this.onCoordination(message));
+    this.takeClaim(claim, false);
   }
 
   /**
@@ -456,17 +378,22 @@ export class TaskFollower {
    * driver goes away, follows the task itself from that view (only what is new is emitted).
    */
   mirror(claim: TaskClaim): void {
-    if (this.finished) {
-      claim.release();
-      return;
-    }
-    this.claim = claim;
-    this.mirroring = true;
+    if (!this.takeClaim(claim, true)) return;
     this.mirroredSince = this.context.scheduler.now();
-    if (this.taskId !== undefined) this.context.following.set(this.taskId, this);
-    claim.onMessage((message) => this.onCoordination(message));
     this.resync();
     void claim.granted.then(() => this.takeOver());
+  }
+
+  private takeClaim(claim: TaskClaim, mirroring: boolean): boolean {
+    if (this.finished) {
+      claim.release();
+      return false;
+    }
+    this.claim = claim;
+    this.mirroring = mirroring;
+    if (this.taskId !== undefined) this.context.following.set(this.taskId, this);
+    claim.onMessage((message) => this.onCoordination(message));
+    return true;
   }
 
   /** Asks the driver for a snapshot, and ignores its events until one comes. */
@@ -623,7 +550,6 @@ export class TaskFollower {
       case 'message':
         return r.applyEvent(event.message).length > 0;
       case 'connection':
-        if (isTerminalState(r.state) && event.state !== 'closed') return false;
         if (event.state === this.connection) return false;
         this.connection = event.state;
         return true;
@@ -1553,22 +1479,21 @@ export class TaskFollower {
     const network = this.context.network;
     const { scheduler, random } = this.context;
     if (!network) return sleep(scheduler, ms, signal);
-    const woken = new AbortController();
-    const unsubscribe = network.onWake(() => woken.abort());
-    try {
-      const either = AbortSignal.any([signal, woken.signal]);
-      if (!(await sleep(scheduler, ms, either)) && !signal.aborted) await sleep(scheduler, Math.floor(random() * WAKE_JITTER_MS), signal);
-      while (!signal.aborted && !network.online()) {
-        const back = new AbortController();
-        const stop = network.onWake(() => back.abort());
-        // Offline: wait for a wake, looking again now and then in case one was missed.
-        await sleep(scheduler, OFFLINE_LOOK_MS, AbortSignal.any([signal, back.signal]));
+    /** Sleeps up to `limit` ms; a wake ends it early. Whether a wake did. */
+    const untilWake = async (limit: number): Promise<boolean> => {
+      const woken = new AbortController();
+      const stop = network.onWake(() => woken.abort());
+      try {
+        await sleep(scheduler, limit, AbortSignal.any([signal, woken.signal]));
+        return woken.signal.aborted;
+      } finally {
         stop();
       }
-      return !signal.aborted;
-    } finally {
-      unsubscribe();
-    }
+    };
+    if ((await untilWake(ms)) && !signal.aborted) await sleep(scheduler, Math.floor(random() * WAKE_JITTER_MS), signal);
+    // Offline: wait for a wake, looking again now and then in case one was missed.
+    while (!signal.aborted && !network.online()) await untilWake(OFFLINE_LOOK_MS);
+    return !signal.aborted;
   }
 
   private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
