@@ -59,10 +59,13 @@ export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}
       try {
         return await use(idb);
       } catch (error) {
-        if (!(error instanceof TetherError) || (error.code !== 'STORE_READ_FAILED' && error.code !== 'STORE_WRITE_FAILED') || memory) throw error;
-        memory = new MemoryTaskStore();
-        fallbackError = error;
-        options.onFallback?.(error);
+        if (!(error instanceof TetherError) || (error.code !== 'STORE_READ_FAILED' && error.code !== 'STORE_WRITE_FAILED')) throw error;
+        // Calls already on their way when the database failed go to memory too; the app is told once.
+        if (!memory) {
+          memory = new MemoryTaskStore();
+          fallbackError = error;
+          options.onFallback?.(error);
+        }
       }
     }
     return use(memory);

@@ -45,6 +45,8 @@ window.tether = {
     try {
       const told = [];
       const store = createIndexedDbTaskStore({ dbName: 'unavailable', onFallback: (e) => told.push({ code: e.code, message: e.message }) });
+      // Calls already on their way when the database fails go to memory as well (told once).
+      await Promise.all([store.get('x'), store.list(), store.get('y')]);
       const client = await connect(url, { store, cardCache: false });
       const handle = await client.start('stream updates=1 chunks=3 delayMs=5');
       const task = await handle.done();
