@@ -96,6 +96,33 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
   });
 });
 
+describe('TaskView.incompleteArtifacts', () => {
+  it('names an artifact until its last chunk arrives, and keeps naming the partial output of a task that failed midway', async () => {
+    const more = gate();
+    const { client } = await setup({
+      scenarios: {
+        halves: async (ctx) => {
+          ctx.status('working');
+          chunk(ctx, 1);
+          ctx.artifact({ artifactId: 'notes', text: 'whole', lastChunk: true });
+          await more.opened;
+          chunk(ctx, 2);
+          ctx.status('failed', 'ran out of sources');
+        },
+      },
+    });
+    const handle = await client.start('halves', { delivery: 'stream' });
+    await collect(handle.events(), (e) => e.type === 'artifact' && e.artifactId === 'notes');
+    expect(handle.view.incompleteArtifacts).toEqual(['result']);
+    more.open();
+    const task = await handle.done();
+    expect(task.status.state).toBe('failed');
+    expect(handle.view.artifacts.map((a) => a.artifactId)).toEqual(['result', 'notes']);
+    expect(text(handle.view.artifacts[0]?.parts ?? [])).toBe('chunk-1;chunk-2;');
+    expect(handle.view.incompleteArtifacts).toEqual(['result']);
+  });
+});
+
 describe('client.start', () => {
   it('resolves a direct message reply with a message handle', async () => {
     const { client } = await setup();

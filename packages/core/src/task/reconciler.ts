@@ -173,7 +173,7 @@ export class Reconciler {
     return this.artifacts.get(artifactId)?.parts.length ?? 0;
   }
 
-  /** Whether every artifact is complete (its last chunk arrived, or a terminal snapshot showed it). */
+  /** Whether the artifact is complete (its last chunk arrived, or a terminal snapshot showed it). */
   artifactComplete(artifactId: string): boolean {
     return this.artifacts.get(artifactId)?.complete ?? false;
   }

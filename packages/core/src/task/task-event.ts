@@ -85,6 +85,12 @@ export interface TaskView {
   timestamp?: string | undefined;
   /** Artifacts assembled from every chunk, in the order they first appeared. */
   artifacts: Artifact[];
+  /**
+   * Ids of the artifacts in `artifacts` whose last chunk has not arrived: the agent is still sending
+   * them, or it stopped midway (a task that failed after producing part of its output). An artifact a
+   * terminal snapshot showed whole counts as complete.
+   */
+  incompleteArtifacts: string[];
   /** The history the agent last reported (v0.3 agents may report none). */
   history: Message[];
   connection: ConnectionState;

@@ -83,12 +83,14 @@ export class TaskHandle {
   /** The task as the app should show it now (a copy). */
   get view(): TaskView {
     const r = this.follower?.view;
-    if (!r) return { taskId: '', contextId: '', state: 'unknown', artifacts: [], history: [], connection: 'closed' };
+    if (!r) return { taskId: '', contextId: '', state: 'unknown', artifacts: [], incompleteArtifacts: [], history: [], connection: 'closed' };
+    const artifacts = r.assembledArtifacts();
     const view: TaskView = {
       taskId: r.taskId,
       contextId: r.contextId,
       state: r.state,
-      artifacts: r.assembledArtifacts(),
+      artifacts,
+      incompleteArtifacts: artifacts.filter((a) => !r.artifactComplete(a.artifactId)).map((a) => a.artifactId),
       history: r.historySnapshot(),
       connection: this.settled ? 'closed' : (this.follower?.connectionState ?? 'closed'),
     };
