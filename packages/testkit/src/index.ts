@@ -11,7 +11,13 @@ export type {
   TestAgentVersion,
 } from './agent/options.js';
 export { ScenarioError, parseScenarioCommand } from './agent/scenario.js';
-export type { ScenarioArtifactInput, ScenarioCommand, ScenarioContext, ScenarioFn } from './agent/scenario.js';
+export type {
+  ScenarioArtifactInput,
+  ScenarioCommand,
+  ScenarioContext,
+  ScenarioFn,
+  ScenarioStatusOptions,
+} from './agent/scenario.js';
 export { BUILT_IN_SCENARIOS } from './agent/scenarios.js';
 export { MISBEHAVIOURS, MISBEHAVIOUR_NAMES, SUBSCRIBE_REFUSALS } from './agent/misbehaviour.js';
 export type { Misbehaviour, MisbehaviourParams, SubscribeRefusal } from './agent/misbehaviour.js';
@@ -26,6 +32,10 @@ export type {
   TestTaskState,
   TestTaskStatus,
 } from './agent/model.js';
+export { startActionService } from './action/action-service.js';
+export type { ActionService, ActionServiceOptions, PerformedAction } from './action/action-service.js';
+export { IDEMPOTENCY_KEY_METADATA, REVISION_METADATA, actionScenario, lateScenario } from './action/action-scenarios.js';
+export type { ActionScenarioOptions, LateScenarioOptions, ScenarioCost } from './action/action-scenarios.js';
 export { startFaultProxy } from './proxy/fault-proxy.js';
 export { SeededRandom } from './proxy/seeded-random.js';
 export type { FaultProxy, FaultProxyOptions } from './proxy/fault-proxy.js';

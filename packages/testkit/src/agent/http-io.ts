@@ -11,12 +11,23 @@ export interface RequestBody {
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export async function readBody(req: IncomingMessage): Promise<RequestBody> {
+/** Thrown by {@link readBody} when the body is (or announces, by Content-Length, to be) over its limit. */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+
+  constructor(readonly maxBytes: number) {
+    super(`Request body over ${maxBytes} bytes`);
+  }
+}
+
+/** Read the whole request body; at most `maxBytes` (default 16 MiB), else {@link BodyTooLargeError}. */
+export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<RequestBody> {
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw new BodyTooLargeError(maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Error(`Request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');

@@ -4,7 +4,7 @@ import type { MisbehaviourSelection } from './misbehaviour.js';
 import { firstText, isTerminal } from './model.js';
 import type { TestMessage, TestPart, TestTaskState } from './model.js';
 import { ScenarioError, parseScenarioCommand } from './scenario.js';
-import type { ScenarioArtifactInput, ScenarioContext, ScenarioFn } from './scenario.js';
+import type { ScenarioArtifactInput, ScenarioContext, ScenarioFn, ScenarioStatusOptions } from './scenario.js';
 import type { TaskEntry, TaskObserver, TaskRegistry } from './task-registry.js';
 
 interface Waiter {
@@ -132,14 +132,16 @@ export class ScenarioRun {
     }
   }
 
-  private agentMessage(text: string): TestMessage {
-    return {
+  private agentMessage(text: string, metadata?: Record<string, unknown>): TestMessage {
+    const message: TestMessage = {
       messageId: randomUUID(),
       role: 'agent',
       parts: [{ kind: 'text', text }],
       taskId: this.taskId,
       contextId: this.contextId,
     };
+    if (metadata !== undefined) message.metadata = metadata;
+    return message;
   }
 
   private assertOpen(): void {
@@ -170,9 +172,13 @@ export class ScenarioRun {
       params,
       userMessage: this.userMessage,
       cancelled: signal,
-      status: (state: TestTaskState, messageText?: string) => {
+      status: (state: TestTaskState, messageText?: string, options?: ScenarioStatusOptions) => {
         this.assertOpen();
-        const message = messageText === undefined ? undefined : this.agentMessage(messageText);
+        const metadata = options?.metadata;
+        const message =
+          messageText === undefined && metadata === undefined
+            ? undefined
+            : this.agentMessage(messageText ?? '', metadata);
         if (this.entry === undefined && state === 'submitted') {
           this.ensureTask(message);
           return;
@@ -185,7 +191,13 @@ export class ScenarioRun {
         const entry = this.ensureTask();
         const parts: TestPart[] = input.parts ?? (input.text !== undefined ? [{ kind: 'text', text: input.text }] : []);
         if (parts.length === 0) throw new Error('An artifact needs `parts` or `text`');
-        const artifact = { artifactId: input.artifactId, parts, name: input.name, description: input.description };
+        const artifact = {
+          artifactId: input.artifactId,
+          parts,
+          name: input.name,
+          description: input.description,
+          metadata: input.metadata,
+        };
         this.registry.addArtifact(entry, artifact, input.append === true, input.lastChunk === true);
       },
       message: (text: string) => {

@@ -11,6 +11,20 @@ export interface ScenarioArtifactInput {
   append?: boolean | undefined;
   /** Marks the artifact complete. */
   lastChunk?: boolean | undefined;
+  /**
+   * The artifact's `metadata`. With `append`, these keys are merged over the stored artifact's metadata
+   * (and the update event carries just these).
+   */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** Options of {@link ScenarioContext.status}. */
+export interface ScenarioStatusOptions {
+  /**
+   * The agent status message's `metadata`. Given without `messageText`, the status still gets a message:
+   * one empty text part (`''`) carrying this metadata.
+   */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -30,8 +44,11 @@ export interface ScenarioContext {
   readonly params: Readonly<Record<string, string>>;
   /** The user message that started the run. */
   readonly userMessage: TestMessage;
-  /** Move the task to `state`, with an agent status message when `messageText` is given. */
-  status(state: TestTaskState, messageText?: string): void;
+  /**
+   * Move the task to `state`, with an agent status message when `messageText` (or `options.metadata`)
+   * is given; `options.metadata` becomes that message's `metadata`.
+   */
+  status(state: TestTaskState, messageText?: string, options?: ScenarioStatusOptions): void;
   /** Emit an artifact update. */
   artifact(input: ScenarioArtifactInput): void;
   /** Answer with an agent Message instead of a task. Only allowed before the task exists. */
@@ -43,7 +60,15 @@ export interface ScenarioContext {
   waitForInput(): Promise<string>;
   /** Sleep on a real timer; rejects when the task is canceled or the agent closed. */
   sleep(ms: number): Promise<void>;
-  /** Aborted when the task is canceled (CancelTask) or the agent closes. */
+  /**
+   * Aborted when the task is canceled (CancelTask) or the agent closes.
+   *
+   * Cancel is cooperative: CancelTask aborts this signal, which makes {@link ScenarioContext.sleep} and
+   * {@link ScenarioContext.waitForInput} reject, and the task ends `canceled` when the script then stops.
+   * A script that uses neither (it waits on its own timer) and keeps calling `status`/`artifact` ignores
+   * the cancel: CancelTask answers with the task as it is after `cancelWaitMs`, and the task ends in
+   * whatever state the script gives it (e.g. `completed`). Only a closed agent makes those calls throw.
+   */
   readonly cancelled: AbortSignal;
 }
 

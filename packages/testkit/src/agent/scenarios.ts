@@ -1,6 +1,7 @@
 import type { ScenarioContext, ScenarioFn } from './scenario.js';
 
-function intParam(ctx: ScenarioContext, key: string, fallback: number): number {
+/** The scenario parameter `key` as a non-negative integer, or `fallback` when absent; throws when malformed. */
+export function intParam(ctx: ScenarioContext, key: string, fallback: number): number {
   const raw = ctx.params[key];
   if (raw === undefined) return fallback;
   const value = Number(raw);

@@ -194,6 +194,7 @@ export class TaskRegistry {
     const existing = index >= 0 ? entry.artifacts[index] : undefined;
     if (append && existing !== undefined) {
       existing.parts.push(...clone(artifact.parts));
+      if (artifact.metadata !== undefined) existing.metadata = { ...existing.metadata, ...clone(artifact.metadata) };
     } else if (index >= 0) {
       entry.artifacts[index] = clone(artifact);
     } else {
