@@ -6,9 +6,9 @@ import { defineConfig } from 'tsdown';
 const ESM_ONLY = ['p-retry', 'is-network-error'];
 
 export default defineConfig({
-  // The root entry (the user API) and the `./protocol` subpath; code both use lands in a shared chunk,
+  // The root entry (the user API), the `./protocol` and `./orchestrate` subpaths; code they share lands in a shared chunk,
   // so an error class is one class whichever entry it came from.
-  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts' },
+  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts', orchestrate: 'src/orchestrate-entry.ts' },
   format: {
     esm: {},
     // onlyBundle: anything else ending up in the CJS bundle fails the build.

@@ -73,6 +73,16 @@ export type TetherErrorCode =
   | 'PRINCIPAL_MISMATCH'
   /** Another process holds the task's lease (a store shared by several processes): it drives the task. */
   | 'LEASE_HELD'
+  /**
+   * A workflow's admission gate refused an action decided under an instruction revision that a later
+   * update superseded (`@a2a-tether/core/orchestrate`). Nothing was done.
+   */
+  | 'SUPERSEDED'
+  /**
+   * A workflow action's earlier attempt has an unknown outcome that nothing could settle (no lookup,
+   * or the lookup failed): it is not attempted again. The ledger entry says `unresolved`.
+   */
+  | 'ACTION_UNRESOLVED'
   /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
   | 'A2A_ERROR';
 
@@ -113,6 +123,8 @@ const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 // Raised only by checks made before any request, so nothing can have reached the agent.
 const LOCAL_CODES: ReadonlySet<TetherErrorCode> = new Set([
   'INVALID_ARGUMENT',
+  'SUPERSEDED',
+  'ACTION_UNRESOLVED',
   'UNSUPPORTED_OPERATION',
   'NO_COMPATIBLE_INTERFACE',
   'ADDRESS_NOT_ALLOWED',

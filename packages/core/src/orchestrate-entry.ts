@@ -1,0 +1,42 @@
+// @a2a-tether/core/orchestrate — delegation graphs over A2A: workflows of tasks on several agents with
+// checkpoints, budgets, cancel propagation, instruction revisions and an action ledger. A subpath so
+// that bundles which do not orchestrate (the browser's) never carry it. Every public name is listed here.
+
+export { MemoryWorkflowStore } from './orchestrate/workflow-store.js';
+export type { WorkflowStore } from './orchestrate/workflow-store.js';
+export { WORKFLOW_RECORD_VERSION, isFinalNodeState } from './orchestrate/workflow-record.js';
+export type {
+  ActionOutcome,
+  AttemptRecord,
+  CheckpointArtifact,
+  CheckpointRecord,
+  CostRecord,
+  LedgerEntry,
+  NodeCancelRecord,
+  NodeRecord,
+  NodeState,
+  RevisionRecord,
+  UpdateKind,
+  UpdateRecord,
+  WorkflowRecord,
+  WorkflowState,
+} from './orchestrate/workflow-record.js';
+export { startWorkflow, Workflow, WORKFLOW_METADATA, defaultCost } from './orchestrate/workflow.js';
+export { formatTree } from './orchestrate/summary.js';
+export type {
+  ActionSpec,
+  Breach,
+  Escalation,
+  HopInput,
+  HopResult,
+  HopSpec,
+  LookupAnswer,
+  NodeSummary,
+  PauseAnswer,
+  PauseAnswerOutcome,
+  WorkflowEvent,
+  WorkflowOptions,
+  WorkflowPause,
+  WorkflowSummary,
+  WorkflowUpdate,
+} from './orchestrate/workflow-types.js';

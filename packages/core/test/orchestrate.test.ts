@@ -1,0 +1,441 @@
+import { startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect, TetherError, type A2AClient } from '../src/index.js';
+import {
+  MemoryWorkflowStore,
+  formatTree,
+  startWorkflow,
+  type HopSpec,
+  type Workflow,
+  type WorkflowEvent,
+  type WorkflowRecord,
+  type WorkflowStore,
+} from '../src/orchestrate-entry.js';
+
+const agents: TestAgent[] = [];
+const flows: Workflow[] = [];
+afterEach(async () => {
+  for (const f of flows.splice(0)) f.stop();
+  await Promise.all(agents.splice(0).map((a) => a.close()));
+});
+
+async function agent(scenarios: TestAgentOptions['scenarios'], options: TestAgentOptions = {}): Promise<{ agent: TestAgent; client: A2AClient }> {
+  const a = await startTestAgent({ cancelWaitMs: 50, ...options, scenarios });
+  agents.push(a);
+  return { agent: a, client: await connect(a.url, { cardCache: false }) };
+}
+
+async function run(options: Parameters<typeof startWorkflow>[0]): Promise<Workflow> {
+  const flow = await startWorkflow(options);
+  flows.push(flow);
+  return flow;
+}
+
+/** Resolves when the agent is asked to cancel the task. */
+function cancelRequested(ctx: ScenarioContext): Promise<void> {
+  return new Promise((resolve) => {
+    if (ctx.cancelled.aborted) resolve();
+    ctx.cancelled.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+function answerWith(text: (ctx: ScenarioContext) => string, cost?: number) {
+  return (ctx: ScenarioContext): void => {
+    ctx.status('working');
+    ctx.artifact({ artifactId: 'out', text: text(ctx), lastChunk: true });
+    ctx.status('completed', cost === undefined ? undefined : `cost ${cost}`);
+  };
+}
+
+/** A store that remembers every record written, in order. */
+class RecordingStore implements WorkflowStore {
+  readonly inner = new MemoryWorkflowStore();
+  readonly saves: WorkflowRecord[] = [];
+  load(id: string): Promise<WorkflowRecord | undefined> {
+    return this.inner.load(id);
+  }
+  async save(record: WorkflowRecord): Promise<void> {
+    this.saves.push(structuredClone(record));
+    await this.inner.save(record);
+  }
+  list(): Promise<string[]> {
+    return this.inner.list();
+  }
+}
+
+async function events(flow: Workflow): Promise<WorkflowEvent[]> {
+  const out: WorkflowEvent[] = [];
+  for await (const e of flow.events()) out.push(e);
+  return out;
+}
+
+const text = (flow: Workflow, node: string): string => {
+  const attempt = flow.snapshot.nodes[node]?.attempts.find((a) => a.adopted);
+  return (attempt?.artifacts ?? []).flatMap((a) => a.artifact.parts).map((p) => (p.kind === 'text' ? p.text : '')).join('');
+};
+
+describe('a delegation graph', () => {
+  it('runs hops in dependency order on their agents, each result checkpointed before the next hop starts', async () => {
+    const r = await agent({ echo: answerWith((ctx) => `facts about ${ctx.text}`) });
+    const s = await agent({ echo: answerWith((ctx) => `summary of [${ctx.text}]`) });
+    const store = new RecordingStore();
+    const flow = await run({
+      id: 'w1',
+      goal: 'otters',
+      store,
+      agents: { retrieval: r.client, summarizer: s.client },
+      hops: [
+        { id: 'retrieve', agent: 'retrieval', input: ({ revision }) => `* ${revision.text}` },
+        { id: 'summarize', agent: 'summarizer', dependsOn: ['retrieve'], input: ({ results }) => `* ${results['retrieve']?.text ?? ''}` },
+      ],
+    });
+    const summary = await flow.done();
+    expect(summary.state).toBe('completed');
+    expect(text(flow, 'summarize')).toBe('summary of [* facts about * otters]');
+    // Every hop's task shares the workflow's context and carries its node and revision.
+    const sent = s.agent.tasks.list()[0]?.history[0];
+    expect(sent?.contextId).toBe(flow.contextId);
+    expect(sent?.metadata).toMatchObject({ 'a2a-tether/workflow': 'w1', 'a2a-tether/node': 'summarize', 'a2a-tether/revision': 1 });
+    // The summarizer's intent was written only after a save that held the retrieval's checkpoint.
+    const firstWithSummarize = store.saves.findIndex((rec) => (rec.nodes['summarize']?.attempts.length ?? 0) > 0);
+    const checkpointed = store.saves.findIndex((rec) => rec.checkpoints.some((c) => c.reason === 'node retrieve completed'));
+    expect(checkpointed).toBeGreaterThanOrEqual(0);
+    expect(checkpointed).toBeLessThan(firstWithSummarize);
+    expect(store.saves[checkpointed]?.nodes['retrieve']?.attempts[0]?.artifacts?.[0]?.artifact.parts).toEqual([{ kind: 'text', text: 'facts about * otters' }]);
+    // The ledger has one confirmed send per hop, keyed by its message id.
+    expect(summary.record.ledger.map((e) => [e.operation, e.outcome, e.node])).toEqual([
+      ['SendMessage', 'confirmed-success', 'retrieve'],
+      ['SendMessage', 'confirmed-success', 'summarize'],
+    ]);
+  });
+
+  it('refuses a malformed graph with a typed error: unknown agent, unknown dependency, a cycle', async () => {
+    const { client } = await agent({});
+    const hop = (id: string, extra: Partial<HopSpec> = {}): HopSpec => ({ id, agent: 'a', input: () => 'x', ...extra });
+    const bad: HopSpec[][] = [[hop('x', { agent: 'nobody' })], [hop('x', { dependsOn: ['ghost'] })], [hop('x', { dependsOn: ['y'] }), hop('y', { dependsOn: ['x'] })], [hop('x'), hop('x')]];
+    for (const hops of bad) {
+      const error = await startWorkflow({ id: 'bad', goal: 'g', agents: { a: client }, hops }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TetherError);
+      expect((error as TetherError).code).toBe('INVALID_ARGUMENT');
+    }
+  });
+});
+
+describe('budgets', () => {
+  it('a hung hop is cancelled at its budget; the workflow finishes with the other hops’ results kept', async () => {
+    const hung = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        ctx.artifact({ artifactId: 'half', text: 'half a result', lastChunk: false });
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const fast = await agent({ echo: answerWith(() => 'fast result') });
+    const breaches: string[] = [];
+    const flow = await run({
+      id: 'w-budget',
+      goal: 'g',
+      agents: { hung: hung.client, fast: fast.client },
+      escalate: (b) => {
+        breaches.push(`${b.kind}:${b.node}`);
+        return 'cancel';
+      },
+      hops: [
+        { id: 'slow', agent: 'hung', timeoutMs: 300, input: () => 'go' },
+        { id: 'quick', agent: 'fast', input: () => 'go' },
+      ],
+    });
+    const summary = await flow.done();
+    expect(breaches).toEqual(['hop-timeout:slow']);
+    expect(summary.state).toBe('partial');
+    const slow = summary.record.nodes['slow'];
+    expect(slow?.state).toBe('timed-out');
+    expect(slow?.attempts[0]?.cancel).toMatchObject({ by: 'budget', reason: 'hop-timeout after 300 ms', outcome: 'confirmed', state: 'canceled' });
+    expect(hung.agent.tasks.list()[0]?.state).toBe('canceled');
+    // The quick hop's result is kept whole; the hung hop's half result is kept, labelled incomplete.
+    expect(summary.results).toEqual([
+      expect.objectContaining({ node: 'slow', label: 'incomplete', artifacts: [expect.objectContaining({ complete: false })] }),
+      expect.objectContaining({ node: 'quick', label: 'complete' }),
+    ]);
+  });
+
+  it('the end-to-end deadline cancels what still runs and skips what never started', async () => {
+    const slow = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const flow = await run({
+      id: 'w-deadline',
+      goal: 'g',
+      deadlineMs: 300,
+      agents: { slow: slow.client },
+      hops: [
+        { id: 'a', agent: 'slow', input: () => 'go' },
+        { id: 'b', agent: 'slow', dependsOn: ['a'], input: () => 'go' },
+      ],
+    });
+    const summary = await flow.done();
+    expect(summary.record.nodes['a']?.state).toBe('timed-out');
+    expect(summary.record.nodes['a']?.attempts[0]?.cancel?.outcome).toBe('confirmed');
+    expect(summary.record.nodes['b']?.state).toBe('canceled');
+    expect(summary.record.nodes['b']?.cancel?.outcome).toBe('not-started');
+    expect(slow.agent.tasks.list()).toHaveLength(1);
+  });
+});
+
+describe('partial results', () => {
+  it('a rejected verification keeps the draft of the previous hop, labelled incomplete', async () => {
+    const writer = await agent({ echo: answerWith(() => 'the draft') });
+    const checker = await agent({
+      echo: (ctx) => {
+        ctx.status('working');
+        ctx.status('rejected', 'two claims have no source');
+      },
+    });
+    const flow = await run({
+      id: 'w-verify',
+      goal: 'g',
+      agents: { writer: writer.client, checker: checker.client },
+      hops: [
+        { id: 'draft', agent: 'writer', input: () => 'write' },
+        { id: 'verify', agent: 'checker', dependsOn: ['draft'], required: false, input: ({ results }) => `check: ${results['draft']?.text ?? ''}` },
+      ],
+    });
+    const summary = await flow.done();
+    expect(summary.state).toBe('partial');
+    expect(summary.record.nodes['verify']?.state).toBe('rejected');
+    expect(summary.results).toEqual([
+      { node: 'draft', taskId: expect.any(String) as string, artifacts: [expect.objectContaining({ complete: true })], label: 'incomplete' },
+    ]);
+    expect(summary.results[0]?.artifacts[0]?.artifact.parts).toEqual([{ kind: 'text', text: 'the draft' }]);
+  });
+});
+
+describe('cancel propagation', () => {
+  it('cancelling the root reaches every non-terminal descendant; each record says who, why, requested vs confirmed', async () => {
+    const obedient = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const stubborn = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+      },
+    });
+    const flow = await run({
+      id: 'w-cancel',
+      goal: 'g',
+      cancelWaitMs: 200,
+      agents: { ok: obedient.client, stubborn: stubborn.client },
+      hops: [
+        { id: 'plan', agent: 'ok', input: () => 'plan' },
+        { id: 'a', agent: 'ok', parent: 'plan', input: () => 'a' },
+        { id: 'c', agent: 'stubborn', parent: 'a', input: () => 'c' },
+        { id: 'b', agent: 'ok', parent: 'plan', dependsOn: ['a'], input: () => 'b' },
+      ],
+    });
+    for await (const e of flow.events()) {
+      if (e.type === 'node' && e.state === 'running' && e.taskId !== undefined) {
+        const running = Object.values(flow.snapshot.nodes).filter((n) => n.attempts[0]?.taskId !== undefined);
+        if (running.length === 3) break;
+      }
+    }
+    const records = await flow.cancel({ by: 'alice', reason: 'no longer needed' });
+    expect(records['plan']).toMatchObject({ by: 'alice', reason: 'no longer needed', outcome: 'confirmed', state: 'canceled' });
+    expect(records['a']).toMatchObject({ by: 'alice', outcome: 'confirmed' });
+    expect(records['c']).toMatchObject({ by: 'alice', outcome: 'requested', state: 'working' });
+    expect(records['b']).toMatchObject({ by: 'alice', outcome: 'not-started' });
+    const summary = await flow.done();
+    expect(summary.state).toBe('canceled');
+    expect(summary.record.cancel).toMatchObject({ by: 'alice', reason: 'no longer needed' });
+    expect(summary.record.nodes['c']?.state).toBe('cancel-requested');
+    expect(summary.unresolved.some((u) => u.startsWith('c: cancel of task') && u.includes('not confirmed'))).toBe(true);
+    // Cancels are actions in the ledger too.
+    expect(summary.record.ledger.filter((e) => e.operation === 'CancelTask')).toHaveLength(3);
+  });
+
+  it('cancelling one node cancels it and its descendants only', async () => {
+    const obedient = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        if (ctx.text === 'quick') {
+          ctx.status('completed');
+          return;
+        }
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const flow = await run({
+      id: 'w-cancel-sub',
+      goal: 'g',
+      agents: { ok: obedient.client },
+      hops: [
+        { id: 'left', agent: 'ok', input: () => 'slow' },
+        { id: 'leftChild', agent: 'ok', parent: 'left', input: () => 'slow' },
+        { id: 'right', agent: 'ok', input: () => 'quick' },
+      ],
+    });
+    for await (const e of flow.events()) if (e.type === 'node' && e.node === 'leftChild' && e.taskId !== undefined) break;
+    const records = await flow.cancel({ node: 'left', by: 'bob', reason: 'wrong branch' });
+    expect(Object.keys(records).sort()).toEqual(['left', 'leftChild']);
+    const summary = await flow.done();
+    expect(summary.record.nodes['right']?.state).toBe('completed');
+    expect(summary.record.nodes['left']?.state).toBe('canceled');
+    expect(summary.record.cancel).toBeUndefined();
+  });
+});
+
+describe('human pauses travel up', () => {
+  it('two pauses from two children are surfaced together, answered together, and each answer reaches its child', async () => {
+    const asker = await agent({
+      echo: async (ctx) => {
+        ctx.status('input-required', `which ${ctx.text}?`);
+        const answer = await ctx.waitForInput();
+        ctx.artifact({ artifactId: 'out', text: `${ctx.text} → ${answer}`, lastChunk: true });
+        ctx.status('completed');
+      },
+    });
+    const flow = await run({
+      id: 'w-pauses',
+      goal: 'g',
+      agents: { asker: asker.client },
+      hops: [
+        { id: 'flights', agent: 'asker', input: () => 'airline' },
+        { id: 'hotels', agent: 'asker', input: () => 'hotel' },
+      ],
+    });
+    const seen: WorkflowEvent[] = [];
+    for await (const e of flow.events()) {
+      seen.push(e);
+      if (flow.pauses().length === 2) break;
+    }
+    const pauses = flow.pauses();
+    expect(pauses.map((p) => [p.node, p.state, p.message?.parts]).sort()).toEqual([
+      ['flights', 'input-required', [{ kind: 'text', text: 'which airline?' }]],
+      ['hotels', 'input-required', [{ kind: 'text', text: 'which hotel?' }]],
+    ]);
+    const byNode = Object.fromEntries(pauses.map((p) => [p.node, p]));
+    const outcomes = await flow.answer([
+      { pause: byNode['hotels']!, input: 'the quiet one' },
+      { pause: byNode['flights']!.id, input: 'the cheap one' },
+      { pause: 'nope', input: 'lost' },
+    ]);
+    expect(outcomes.map((o) => [o.node, o.ok])).toEqual([
+      ['hotels', true],
+      ['flights', true],
+      [undefined, false],
+    ]);
+    const summary = await flow.done();
+    expect(summary.state).toBe('completed');
+    expect(text(flow, 'flights')).toBe('airline → the cheap one');
+    expect(text(flow, 'hotels')).toBe('hotel → the quiet one');
+    expect(flow.pauses()).toEqual([]);
+  });
+
+  it('a pause that outlives its SLA is escalated (default: cancel the hop)', async () => {
+    const asker = await agent({
+      echo: async (ctx) => {
+        ctx.status('input-required', 'anyone?');
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const flow = await run({ id: 'w-sla', goal: 'g', agents: { asker: asker.client }, hops: [{ id: 'ask', agent: 'asker', pauseSlaMs: 200, input: () => 'q' }] });
+    const all = await events(flow);
+    expect(all.find((e) => e.type === 'escalation')).toMatchObject({ breach: { kind: 'pause-sla', node: 'ask', budgetMs: 200 }, decision: 'cancel' });
+    const summary = await flow.done();
+    expect(summary.record.nodes['ask']?.state).toBe('timed-out');
+    expect(summary.record.nodes['ask']?.attempts[0]?.cancel?.outcome).toBe('confirmed');
+  });
+});
+
+describe('restart', () => {
+  it('a workflow stopped during hop 3 of 3 and started again does not re-run hops 1–2: it follows hop 3 by its task id', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const worker = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        if (ctx.text.startsWith('three')) await held;
+        ctx.artifact({ artifactId: 'out', text: `${ctx.text.split(' ')[0] ?? ''} done`, lastChunk: true });
+        ctx.status('completed');
+      },
+    });
+    const store = new MemoryWorkflowStore();
+    const hops: HopSpec[] = [
+      { id: 'h1', agent: 'w', input: () => 'one' },
+      { id: 'h2', agent: 'w', dependsOn: ['h1'], input: ({ results }) => `two after ${results['h1']?.text ?? ''}` },
+      { id: 'h3', agent: 'w', dependsOn: ['h2'], input: ({ results }) => `three after ${results['h2']?.text ?? ''}` },
+    ];
+    const first = await run({ id: 'w-restart', goal: 'g', store, agents: { w: worker.client }, hops });
+    for await (const e of first.events()) if (e.type === 'node' && e.node === 'h3' && e.taskId !== undefined) break;
+    first.stop(); // the process "dies": nothing is cancelled
+    expect(worker.agent.tasks.list()).toHaveLength(3);
+    const client2 = await connect(worker.agent.url, { cardCache: false });
+    const second = await run({ id: 'w-restart', goal: 'g', store, agents: { w: client2 }, hops });
+    release();
+    const summary = await second.done();
+    expect(summary.state).toBe('completed');
+    expect(worker.agent.tasks.list()).toHaveLength(3); // no hop was sent again
+    expect(text(second, 'h3')).toBe('three done');
+    expect(summary.record.ledger.filter((e) => e.operation === 'SendMessage')).toHaveLength(3);
+  });
+
+  it('a restart after the send intent was written but before its answer looks the task up instead of sending again', async () => {
+    const worker = await agent({ echo: answerWith(() => 'ok') });
+    const store = new MemoryWorkflowStore();
+    const hops: HopSpec[] = [{ id: 'only', agent: 'w', input: () => 'go' }];
+    const first = await run({ id: 'w-intent', goal: 'g', store, agents: { w: worker.client }, hops });
+    await first.done();
+    // Rewind the record to "intent written, no answer": what a crash between the write and the answer leaves.
+    const record = (await store.load('w-intent'))!;
+    const node = record.nodes['only']!;
+    node.state = 'running';
+    delete node.attempts[0]!.taskId;
+    node.attempts[0]!.state = 'running';
+    delete node.attempts[0]!.adopted;
+    record.state = 'running';
+    record.ledger[0]!.outcome = 'intended';
+    await store.save(record);
+    const second = await run({ id: 'w-intent', goal: 'g', store, agents: { w: worker.client }, hops });
+    const summary = await second.done();
+    expect(worker.agent.tasks.list()).toHaveLength(1);
+    expect(summary.record.ledger[0]).toMatchObject({ outcome: 'confirmed-success', result: { taskId: worker.agent.tasks.list()[0]?.id } });
+    expect(summary.record.nodes['only']?.state).toBe('completed');
+  });
+});
+
+describe('formatTree', () => {
+  it('prints the delegation tree with states, attempts and costs', async () => {
+    const a = await agent({
+      echo: (ctx) => {
+        ctx.status('working');
+        ctx.artifact({ artifactId: 'out', text: 'x', lastChunk: true });
+        ctx.status('completed');
+      },
+    });
+    const flow = await run({
+      id: 'w-tree',
+      goal: 'g',
+      agents: { a: a.client },
+      cost: () => ({ amount: 0.25, unit: 'USD' }),
+      hops: [
+        { id: 'root', agent: 'a', input: () => 'r' },
+        { id: 'child', agent: 'a', parent: 'root', dependsOn: ['root'], input: () => 'c' },
+      ],
+    });
+    const tree = formatTree(await flow.done());
+    expect(tree.split('\n')[0]).toMatch(/^workflow w-tree — completed, revision 1, \d+ ms, cost 0\.5 USD$/);
+    expect(tree).toMatch(/└─ root \[completed\] on a, \d+ ms, cost 0\.25 USD/);
+    expect(tree).toMatch(/ {3}└─ child \[completed\] on a/);
+  });
+});
