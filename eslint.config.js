@@ -22,6 +22,7 @@ export default tseslint.config(
     files: [
       'packages/node/src/index.ts',
       'packages/node/src/protocol-entry.ts',
+      'packages/node/src/orchestrate-entry.ts',
       'packages/browser/src/index.ts',
       'packages/browser/src/protocol-entry.ts',
     ],

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as core from '@a2a-tether/core';
+import * as coreOrchestrate from '@a2a-tether/core/orchestrate';
 import * as coreProtocol from '@a2a-tether/core/protocol';
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import ts from 'typescript';
@@ -17,11 +18,12 @@ import * as browserProtocol from '../../browser/src/protocol-entry.js';
 import { connect as nodeOwnConnect } from '../src/connect.js';
 import * as node from '../src/index.js';
 import { guardedNodeFetch } from '../src/node-fetch.js';
+import * as nodeOrchestrate from '../src/orchestrate-entry.js';
 import * as nodeProtocol from '../src/protocol-entry.js';
 
 const packages = fileURLToPath(new URL('../../', import.meta.url));
 // What each platform package adds to core's root entry.
-const OWN = { node: ['connect', 'createNodeFetch', 'defaultNodeFetch', 'createPushReceiver', 'PUSH_RECEIVER_DEFAULTS', 'createFileTaskStore', 'classifyAddress', 'NODE_MAX_STREAMS'], browser: ['connect', 'createIndexedDbTaskStore', 'createTabCoordinator', 'canCoordinateTabs', 'pageNetworkSignals'] };
+const OWN = { nodeOrchestrate: ['createFileWorkflowStore'], node: ['connect', 'createNodeFetch', 'defaultNodeFetch', 'createPushReceiver', 'PUSH_RECEIVER_DEFAULTS', 'createFileTaskStore', 'classifyAddress', 'NODE_MAX_STREAMS'], browser: ['connect', 'createIndexedDbTaskStore', 'createTabCoordinator', 'canCoordinateTabs', 'pageNetworkSignals'] };
 
 /** `outer` offers every name of `inner`, as the same value, except `own` (its own names). */
 function expectReExports(outer: Record<string, unknown>, inner: Record<string, unknown>, own: string[], label: string): void {
@@ -65,9 +67,16 @@ describe('public surface (sources)', () => {
     expectReExports(browserProtocol, coreProtocol, [], '@a2a-tether/browser/protocol');
   });
 
-  it('each name lives in one entry: the protocol layer is not on the root', () => {
+  it('node/orchestrate is core/orchestrate plus the file workflow store', () => {
+    expectReExports(nodeOrchestrate, coreOrchestrate, OWN.nodeOrchestrate, '@a2a-tether/node/orchestrate');
+  });
+
+  it('each name lives in one entry: the protocol layer and orchestration are not on the root', () => {
     expect(Object.keys(coreProtocol).filter((name) => name in core)).toEqual([]);
     expect(Object.keys(coreProtocol).length).toBeGreaterThan(0);
+    expect(Object.keys(coreOrchestrate).filter((name) => name in core || name in coreProtocol)).toEqual([]);
+    expect(Object.keys(coreOrchestrate).length).toBeGreaterThan(0);
+    expect(OWN.nodeOrchestrate.filter((name) => name in node)).toEqual([]);
   });
 
   it("connect is each platform's own", () => {
@@ -134,18 +143,28 @@ function resolved(label, specifier, want) {
 }
 resolved('require @a2a-tether/node', '@a2a-tether/node', '.cjs');
 resolved('require @a2a-tether/core/protocol', '@a2a-tether/core/protocol', '.cjs');
+resolved('require @a2a-tether/node/orchestrate', '@a2a-tether/node/orchestrate', '.cjs');
 
 const esm = { core: await import('@a2a-tether/core'), coreProtocol: await import('@a2a-tether/core/protocol'),
+  coreOrchestrate: await import('@a2a-tether/core/orchestrate'),
   node: await import('@a2a-tether/node'), nodeProtocol: await import('@a2a-tether/node/protocol'),
+  nodeOrchestrate: await import('@a2a-tether/node/orchestrate'),
   browser: await import(browserEsm), browserProtocol: await import(new URL('protocol.js', browserEsm).href) };
 const cjs = { core: require('@a2a-tether/core'), coreProtocol: require('@a2a-tether/core/protocol'),
-  node: require('@a2a-tether/node'), nodeProtocol: require('@a2a-tether/node/protocol') };
+  coreOrchestrate: require('@a2a-tether/core/orchestrate'),
+  node: require('@a2a-tether/node'), nodeProtocol: require('@a2a-tether/node/protocol'),
+  nodeOrchestrate: require('@a2a-tether/node/orchestrate') };
 reExports('esm node', esm.node, esm.core, ['connect']);
 reExports('esm browser', esm.browser, esm.core, ['connect']);
 reExports('esm node/protocol', esm.nodeProtocol, esm.coreProtocol, []);
 reExports('esm browser/protocol', esm.browserProtocol, esm.coreProtocol, []);
 reExports('cjs node', cjs.node, cjs.core, ['connect']);
 reExports('cjs node/protocol', cjs.nodeProtocol, cjs.coreProtocol, []);
+reExports('esm node/orchestrate', esm.nodeOrchestrate, esm.coreOrchestrate, []);
+reExports('cjs node/orchestrate', cjs.nodeOrchestrate, cjs.coreOrchestrate, []);
+for (const [label, m] of [['esm node/orchestrate', esm.nodeOrchestrate], ['cjs node/orchestrate', cjs.nodeOrchestrate]]) {
+  if (typeof m.createFileWorkflowStore !== 'function') problems.push(label + ' misses createFileWorkflowStore');
+}
 if (entries(esm.core).length !== entries(cjs.core).length) problems.push('core: ESM and CJS differ');
 
 // Behaviour: node's built connect needs no global fetch (it brings undici's).
@@ -168,6 +187,13 @@ process.exit(0);
 describe('public surface (built)', () => {
   it('has been built (run `pnpm build` first)', () => {
     for (const file of Object.values(DIST)) expect(existsSync(file), `${file} is missing`).toBe(true);
+  });
+
+  it('only the ./orchestrate subpath loads core/orchestrate, never the root entry', () => {
+    const loadsOrchestrate = /(?:from\s*|import\(\s*|require\(\s*)["']@a2a-tether\/core\/orchestrate["']/;
+    for (const file of [DIST.nodeEsm, DIST.nodeCjs]) expect(readFileSync(file, 'utf8'), file).not.toMatch(loadsOrchestrate);
+    expect(readFileSync(`${packages}node/dist/orchestrate.js`, 'utf8')).toMatch(loadsOrchestrate);
+    expect(readFileSync(`${packages}node/dist/orchestrate.cjs`, 'utf8')).toMatch(loadsOrchestrate);
   });
 
   it('only the ./redis subpath loads the redis client, never the root entry', () => {
@@ -199,6 +225,8 @@ describe('public surface (built)', () => {
       { outer: `${packages}node/dist/protocol.d.ts`, inner: `${packages}core/dist/protocol.d.ts`, own: [] },
       { outer: `${packages}node/dist/protocol.d.cts`, inner: `${packages}core/dist/protocol.d.cts`, own: [] },
       { outer: `${packages}browser/dist/protocol.d.ts`, inner: `${packages}core/dist/protocol.d.ts`, own: [] },
+      { outer: `${packages}node/dist/orchestrate.d.ts`, inner: `${packages}core/dist/orchestrate.d.ts`, own: OWN.nodeOrchestrate },
+      { outer: `${packages}node/dist/orchestrate.d.cts`, inner: `${packages}core/dist/orchestrate.d.cts`, own: OWN.nodeOrchestrate },
     ];
     // Only Tether's own declarations are loaded (no lib, no undici or zod types): names and where
     // they are declared is all this needs, and it keeps the check fast.
@@ -235,5 +263,7 @@ describe('public surface (built)', () => {
     // Types are reachable, not only values.
     expect(exportsOf(pairs[0]!.outer).has('TaskEvent')).toBe(true);
     expect(exportsOf(pairs[3]!.outer).has('Dialect')).toBe(true);
+    expect(exportsOf(pairs[6]!.outer).has('WorkflowRecord')).toBe(true);
+    expect(exportsOf(pairs[7]!.outer).has('FileWorkflowStoreOptions')).toBe(true);
   });
 });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,7 +5,8 @@ import { join } from 'node:path';
 import { runTaskStoreContract, SeededRandom } from '@a2a-tether/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileTaskStore, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
-import { bundleChild } from './helpers/bundle-child.js';
+import { crashDigest, type CrashFields } from './helpers/crash-record.js';
+import { CHILD_TIMEOUT_MS, storeChild } from './helpers/store-child.js';
 
 const roots: string[] = [];
 async function freshDir(): Promise<string> {
@@ -40,32 +40,7 @@ async function rejection(promise: Promise<unknown>): Promise<TetherError> {
   return error;
 }
 
-/** A child that runs longer than this is killed and fails its test. */
-const CHILD_TIMEOUT_MS = 20_000;
-
-let childScript: Promise<string> | undefined;
-/** The child, bundled once (see helpers/bundle-child.ts); readable by the child that runs as nobody. */
-function bundledChild(): Promise<string> {
-  childScript ??= bundleChild(new URL('./fixtures/file-store-child.ts', import.meta.url)).then(({ script, dir }) => {
-    roots.push(dir);
-    return script;
-  });
-  return childScript;
-}
-
-async function runChild(args: string[], { asNobody = false } = {}): Promise<{ stdout: string }> {
-  const root = process.getuid?.() === 0;
-  const child = spawn(process.execPath, [await bundledChild(), ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(asNobody && root ? { uid: 65534, gid: 65534 } : {}) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`child ${args.join(' ')} exited with ${code}: ${stderr}`);
-  return { stdout };
-}
+const child = storeChild(roots);
 
 describe('createFileTaskStore', () => {
   runTaskStoreContract(async () => createFileTaskStore(await freshDir()), { describe, it });
@@ -188,7 +163,7 @@ describe('createFileTaskStore', () => {
     await chmod(join(dir, '..'), 0o755);
     try {
       // In a child so that the directory's mode binds even when the tests run as root (the child then runs as nobody).
-      const outcome = JSON.parse((await runChild(['put', dir, 'ro'], { asNobody: true })).stdout) as Record<string, unknown>;
+      const outcome = JSON.parse((await child.run(['put', dir, 'ro'], { asNobody: true })).stdout) as Record<string, unknown>;
       expect(outcome).toMatchObject({ ok: false, code: 'STORE_WRITE_FAILED', causeCode: 'EACCES' });
       expect(outcome['message']).toContain(`could not write task record ${join(dir, `id-${Buffer.from('ro').toString('hex')}.json`)}`);
       expect(outcome['message']).toContain('the previous record is unchanged');
@@ -220,52 +195,9 @@ const SEED = 0x7e7e;
 /** The tasks the child writes, in turn. */
 const CRASH_TASKS = ['crash-0', 'crash-1', 'crash-2', 'crash-3'];
 
-interface CrashRecord extends TaskRecord {
-  seq: number;
-  payload: string;
-  digest: string;
-}
+type CrashRecord = TaskRecord & CrashFields;
 
-const digestOf = (r: CrashRecord): string => createHash('sha256').update(`${r.taskId}|${r.seq}|${r.payload}`).digest('hex');
-
-interface RoundOutcome {
-  acked: Map<string, number>;
-  writes: number;
-}
-
-/** Runs one child until it has acknowledged `killAfter` writes, waits `extraMs`, and SIGKILLs it. */
-async function crashRound(dir: string, round: number, killAfter: number, extraMs: number): Promise<RoundOutcome> {
-  const child = spawn(process.execPath, [await bundledChild(), 'crash', dir, String(round)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const acked = new Map<string, number>();
-  let writes = 0;
-  let stderr = '';
-  let buffered = '';
-  let killing = false;
-  const kill = (): void => {
-    if (killing) return;
-    killing = true;
-    setTimeout(() => child.kill('SIGKILL'), extraMs);
-  };
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) {
-      const [kind, taskId, seq] = line.split(' ');
-      if (kind !== 'ack' || !taskId) continue;
-      acked.set(taskId, Number(seq));
-      if (++writes >= killAfter) kill();
-    }
-  });
-  const guard = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
-  clearTimeout(guard);
-  if (!killing || signal !== 'SIGKILL') {
-    throw new Error(`round ${round}: the child ended by itself (exit ${code}, signal ${signal}) after ${writes} writes: ${stderr}`);
-  }
-  return { acked, writes };
-}
+const digestOf = (r: CrashRecord): string => crashDigest(r.taskId, r.seq, r.payload);
 
 describe('createFileTaskStore under SIGKILL', () => {
   it(
@@ -280,7 +212,7 @@ describe('createFileTaskStore under SIGKILL', () => {
       for (let round = 0; round < ROUNDS; round++) {
         const killAfter = 1 + Math.floor(random() * 20);
         const extraMs = Math.floor(random() * 15);
-        const { acked, writes: written } = await crashRound(dir, round, killAfter, extraMs);
+        const { acked, writes: written } = await child.crashRound(['crash', dir, String(round)], killAfter, extraMs);
         writes += written;
         for (const [taskId, seq] of acked) lastAcked.set(taskId, seq);
 

@@ -1,0 +1,292 @@
+// The file mechanics both file stores share (tasks, workflows): one JSON file per record in a directory,
+// written atomically and durably, with per-id serialization and checked reads. Internal to this package.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TetherError, type ErrorContext } from '@a2a-tether/core';
+
+/** What kind of record a {@link RecordDirectory} holds: used for reading, naming files and in messages. */
+export interface RecordKind {
+  /** The record's name in messages: `task` gives "task record", "task store directory", "a task id". */
+  noun: string;
+  /** The field that holds a record's id: `taskId`, `id`. */
+  idField: string;
+  /** The newest `schemaVersion` this version of Tether reads; a newer record is `STORE_CORRUPT`. */
+  version: number;
+  /** The store's class name, the first part of every error's `operation` (`FileTaskStore`). */
+  store: string;
+  /** How the caller replaces a bad file, for `STORE_CORRUPT` messages: `put() or delete() the task`. */
+  repair: string;
+  /** Extra context for the store's errors about one record (e.g. `{ taskId }`). */
+  context?: ((id: string | undefined) => ErrorContext) | undefined;
+}
+
+/** Hex of the id's UTF-8 up to this length (64 bytes of id); a SHA-256 of it beyond. Names stay well under 255 bytes. */
+const MAX_HEX_NAME = 128;
+const RECORD_NAME = /^(?:id|sha256)-[0-9a-f]+\.json$/;
+/** A write's temporary file: `.<record name>.<random>.tmp`. Never read; removed on open. */
+const TEMP_NAME = /^\..+\.tmp$/;
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** Record files `readAll()` reads at once. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * A directory of JSON records, one file per id.
+ *
+ * - A write goes to a temporary file in the same directory (mode 0600), is fsynced, renamed over the
+ *   old file, and the directory is fsynced: all or nothing, also across a crash.
+ * - The directory is created (0700, with its parents) on first use, and a crash's temporary files
+ *   are removed then.
+ * - File names derive from the id (hex of it, or a SHA-256 for long ids), never a path; the id is
+ *   also kept inside the record and checked on read.
+ * - {@link serially} runs one operation per id at a time, in call order.
+ */
+export class RecordDirectory<R extends object> {
+  private opened: Promise<void> | undefined;
+  /** The tail of each id's queue of operations; never rejects. */
+  private readonly queues = new Map<string, Promise<void>>();
+
+  /** @param dir An absolute directory. */
+  constructor(
+    readonly dir: string,
+    private readonly kind: RecordKind,
+  ) {}
+
+  /** `Store.method`, the `operation` of an error. */
+  private operation(method: string): string {
+    return `${this.kind.store}.${method}`;
+  }
+
+  /**
+   * Runs `operation` with the id's file name after every earlier operation on the same id, once the
+   * directory is ready. An id no record can have rejects with `INVALID_ARGUMENT`, in turn.
+   */
+  serially<T>(id: string, method: string, operation: (name: string) => Promise<T>): Promise<T> {
+    const previous = this.queues.get(id) ?? Promise.resolve();
+    const result = previous.then(async () => {
+      const name = this.fileName(id, this.operation(method));
+      await this.open();
+      return operation(name);
+    });
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(id, tail);
+    void tail.then(() => {
+      if (this.queues.get(id) === tail) this.queues.delete(id);
+    });
+    return result;
+  }
+
+  /**
+   * Reads the record in file `name`; `undefined` when there is none. `id`: the id it must hold
+   * (`undefined`: the one its name says). `method` names the store's method in errors.
+   */
+  async read(name: string, id: string | undefined, method: string): Promise<R | undefined> {
+    const operation = this.operation(method);
+    const path = join(this.dir, name);
+    const { noun, idField, version } = this.kind;
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw new TetherError('STORE_READ_FAILED', `could not read ${noun} record ${path}: ${fsMessage(error)}`, this.context(operation, id, error));
+    }
+    const corrupt = (why: string, cause?: unknown): TetherError =>
+      new TetherError('STORE_CORRUPT', `${noun} record ${path} ${why}; ${this.kind.repair} to replace it`, this.context(operation, id, cause));
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch (error) {
+      throw corrupt(`is not valid JSON (truncated or overwritten? ${text.length} characters)`, error);
+    }
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) throw corrupt('is not a JSON object');
+    const { [idField]: storedId, schemaVersion } = record as Record<string, unknown>;
+    if (typeof storedId !== 'string' || storedId === '') throw corrupt(`has no ${idField}`);
+    if (id !== undefined ? storedId !== id : !isValidId(storedId) || this.fileName(storedId, operation) !== name) {
+      throw corrupt(`holds ${noun} ${this.describeId(record)}, which belongs in another file`);
+    }
+    if (typeof schemaVersion !== 'number' || !Number.isInteger(schemaVersion)) throw corrupt('has no schemaVersion');
+    if (schemaVersion > version) {
+      throw corrupt(`has schemaVersion ${schemaVersion}, newer than the ${version} this version of Tether reads (written by a newer Tether?)`);
+    }
+    return record as R;
+  }
+
+  /**
+   * Every record in the directory, after the writes already asked for. A file that is not a record
+   * (or cannot be read) is skipped and passed to `onCorrupt`; no directory yet means no records.
+   */
+  async readAll(method: string, onCorrupt: ((error: TetherError) => void) | undefined): Promise<R[]> {
+    const operation = this.operation(method);
+    await this.open();
+    // Writes already asked for land first, as they would in memory.
+    await Promise.all(this.queues.values());
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw new TetherError('STORE_READ_FAILED', `could not list the ${this.kind.noun} store directory ${this.dir}: ${fsMessage(error)}`, {
+        operation,
+        cause: error,
+      });
+    }
+    const pending = names.filter((name) => RECORD_NAME.test(name));
+    const found: R[] = [];
+    const readNext = async (): Promise<void> => {
+      for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+        try {
+          const record = await this.read(name, undefined, method);
+          if (record) found.push(record);
+        } catch (error) {
+          // One bad file must not hide every other record: skip it and say so.
+          if (!(error instanceof TetherError)) throw error;
+          onCorrupt?.(error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, pending.length) }, readNext));
+    return found;
+  }
+
+  /** Replaces the record in file `name`, atomically and durably; `STORE_WRITE_FAILED` leaves the previous one. */
+  async write(name: string, record: R, method: string): Promise<void> {
+    const operation = this.operation(method);
+    const id = this.idOf(record);
+    let text: string;
+    try {
+      text = JSON.stringify(record);
+    } catch (error) {
+      const detail = `the record of ${this.kind.noun} ${this.describeId(record)} is not JSON data: ${fsMessage(error)}`;
+      throw new TetherError('INVALID_ARGUMENT', detail, this.context(operation, id, error));
+    }
+    const path = join(this.dir, name);
+    const temp = join(this.dir, `.${name}.${randomBytes(8).toString('hex')}.tmp`);
+    try {
+      const file = await open(temp, 'wx', 0o600);
+      try {
+        await file.writeFile(text, 'utf8');
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temp, path);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      throw new TetherError(
+        'STORE_WRITE_FAILED',
+        `could not write ${this.kind.noun} record ${path}: ${fsMessage(error)}; the previous record is unchanged`,
+        this.context(operation, id, error),
+      );
+    }
+    await this.syncDirectory(path, id, operation);
+  }
+
+  /** Deletes the record in file `name`, if any, durably. */
+  async remove(name: string, id: string, method: string): Promise<void> {
+    const operation = this.operation(method);
+    const path = join(this.dir, name);
+    try {
+      await unlink(path);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return;
+      const detail = `could not delete ${this.kind.noun} record ${path}: ${fsMessage(error)}; the record is unchanged`;
+      throw new TetherError('STORE_WRITE_FAILED', detail, this.context(operation, id, error));
+    }
+    await this.syncDirectory(path, id, operation);
+  }
+
+  /** A short, quoted form of a record's id for messages. */
+  describeId(record: unknown): string {
+    const { idField } = this.kind;
+    const id = (record as Record<string, unknown> | null | undefined)?.[idField];
+    if (typeof id !== 'string') return `${idField} ${id === undefined ? 'missing' : typeof id}`;
+    return JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+  }
+
+  /** Creates the directory and clears a crash's temporary files, once (again after a failure). */
+  private open(): Promise<void> {
+    this.opened ??= this.prepare().catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
+    return this.opened;
+  }
+
+  private async prepare(): Promise<void> {
+    try {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new TetherError('STORE_WRITE_FAILED', `could not create the ${this.kind.noun} store directory ${this.dir}: ${fsMessage(error)}`, {
+        operation: this.operation('open'),
+        cause: error,
+      });
+    }
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return; // readAll() reports an unreadable directory; cleaning up is best effort.
+    }
+    await Promise.all(names.filter((name) => TEMP_NAME.test(name)).map((name) => unlink(join(this.dir, name)).catch(() => undefined)));
+  }
+
+  /** Makes a rename or unlink durable: without it, a power loss can bring the old directory entry back. */
+  private async syncDirectory(path: string, id: string | undefined, operation: string): Promise<void> {
+    if (process.platform === 'win32') return; // Directories cannot be opened for fsync there.
+    try {
+      const directory = await open(this.dir, 'r');
+      try {
+        await directory.sync();
+      } finally {
+        await directory.close();
+      }
+    } catch (error) {
+      throw new TetherError(
+        'STORE_WRITE_FAILED',
+        `changed ${this.kind.noun} record ${path} but could not fsync its directory: ${fsMessage(error)}; the change may not survive a power loss`,
+        this.context(operation, id, error),
+      );
+    }
+  }
+
+  /** The record's file name for an id; rejects ids no record can have. */
+  private fileName(id: string, operation: string): string {
+    if (!isValidId(id)) {
+      throw new TetherError(
+        'INVALID_ARGUMENT',
+        `a ${this.kind.noun} id must be a non-empty string of whole Unicode characters, not ${this.describeId({ [this.kind.idField]: id })}`,
+        { operation },
+      );
+    }
+    // Lower-case hex: distinct on case-insensitive file systems too, and reversible when reading a directory.
+    const hex = Buffer.from(id, 'utf8').toString('hex');
+    return hex.length <= MAX_HEX_NAME ? `id-${hex}.json` : `sha256-${createHash('sha256').update(id, 'utf8').digest('hex')}.json`;
+  }
+
+  private idOf(record: unknown): string | undefined {
+    const id = (record as Record<string, unknown> | null | undefined)?.[this.kind.idField];
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  private context(operation: string, id: string | undefined, cause: unknown): { operation: string; cause: unknown } & ErrorContext {
+    return { ...this.kind.context?.(id), operation, cause };
+  }
+}
+
+/** Lone surrogates would all encode to U+FFFD and share a file. */
+function isValidId(id: unknown): id is string {
+  return typeof id === 'string' && id !== '' && !LONE_SURROGATE.test(id);
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function fsMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
