@@ -1,4 +1,4 @@
-import { startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
+import { startFaultProxy, startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, TetherError, type A2AClient } from '../src/index.js';
 import {
@@ -14,8 +14,10 @@ import {
 
 const agents: TestAgent[] = [];
 const flows: Workflow[] = [];
+const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const f of flows.splice(0)) f.stop();
+  await Promise.all(closers.splice(0).map((close) => close()));
   await Promise.all(agents.splice(0).map((a) => a.close()));
 });
 
@@ -160,7 +162,7 @@ describe('budgets', () => {
     ]);
   });
 
-  it('the end-to-end deadline cancels what still runs and skips what never started', async () => {
+  it('the end-to-end deadline cancels what still runs and what never started (outcome not-started)', async () => {
     const slow = await agent({
       echo: async (ctx) => {
         ctx.status('working');
@@ -184,6 +186,109 @@ describe('budgets', () => {
     expect(summary.record.nodes['b']?.state).toBe('canceled');
     expect(summary.record.nodes['b']?.cancel?.outcome).toBe('not-started');
     expect(slow.agent.tasks.list()).toHaveLength(1);
+  });
+});
+
+describe('budgets, escalation choices', () => {
+  it('an escalation can hand a hung hop to another agent: the first task is cancelled, a successor runs elsewhere', async () => {
+    const hung = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const backup = await agent({ echo: answerWith(() => 'from the backup') });
+    const flow = await run({
+      id: 'w-hand',
+      goal: 'g',
+      agents: { hung: hung.client, backup: backup.client },
+      escalate: () => ({ handTo: 'backup' }),
+      hops: [{ id: 'work', agent: 'hung', timeoutMs: 200, input: () => 'go' }],
+    });
+    const summary = await flow.done();
+    expect(summary.state).toBe('completed');
+    const [first, second] = summary.record.nodes['work']?.attempts ?? [];
+    expect(first).toMatchObject({ agent: 'hung', state: 'timed-out', cancel: { by: 'budget', outcome: 'confirmed' } });
+    expect(first?.adopted).not.toBe(true);
+    expect(second).toMatchObject({ agent: 'backup', adopted: true, referenceTaskIds: [first?.taskId] });
+    expect(text(flow, 'work')).toBe('from the backup');
+  });
+
+  it('an escalation can extend a deadline once; the workflow then completes', async () => {
+    const slowish = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await ctx.sleep(300);
+        ctx.artifact({ artifactId: 'out', text: 'late but fine', lastChunk: true });
+        ctx.status('completed');
+      },
+    });
+    const breaches: number[] = [];
+    const flow = await run({
+      id: 'w-extend',
+      goal: 'g',
+      deadlineMs: 100,
+      agents: { a: slowish.client },
+      escalate: (b) => {
+        breaches.push(b.budgetMs);
+        return breaches.length === 1 ? { extendMs: 1_000 } : 'cancel';
+      },
+      hops: [{ id: 'n', agent: 'a', input: () => 'go' }],
+    });
+    const summary = await flow.done();
+    expect(breaches).toEqual([100]);
+    expect(summary.state).toBe('completed');
+  });
+});
+
+describe('cancels and sends that cross', () => {
+  it('a whole-workflow cancel while paused ends the workflow (nothing waits for a resume)', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const a = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await Promise.race([held, cancelRequested(ctx)]);
+        ctx.status(ctx.cancelled.aborted ? 'canceled' : 'completed');
+      },
+    });
+    const flow = await run({
+      id: 'w-paused-cancel',
+      goal: 'g',
+      agents: { a: a.client },
+      hops: [
+        { id: 'one', agent: 'a', input: () => 'one' },
+        { id: 'two', agent: 'a', dependsOn: ['one'], input: () => 'two' },
+      ],
+    });
+    for await (const e of flow.events()) if (e.type === 'node' && e.node === 'one' && e.taskId !== undefined) break;
+    await flow.update({ kind: 'pause', text: 'wait' });
+    await flow.cancel({ by: 'dave', reason: 'changed my mind' });
+    release();
+    const summary = await flow.done();
+    expect(summary.state).toBe('canceled');
+    expect(summary.record.nodes['one']?.attempts[0]?.cancel).toMatchObject({ by: 'dave', outcome: 'confirmed' });
+    expect(summary.record.nodes['two']?.cancel).toMatchObject({ by: 'dave', outcome: 'not-started' });
+  });
+
+  it('an update while a send is in flight: once the task exists it is asked to stop, and its result is not adopted', async () => {
+    const a = await agent({ echo: answerWith((ctx) => `answer to ${ctx.text}`) });
+    const proxy = await startFaultProxy({ target: a.agent.origin });
+    closers.push(() => proxy.close());
+    proxy.addFault({ kind: 'delayHeaders', ms: 300, match: { rpcMethod: /SendStreamingMessage|message\/stream/ } });
+    const client = await connect(proxy.url, { cardCache: false });
+    const flow = await run({ id: 'w-inflight', goal: 'first goal', agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: ({ revision }) => revision.text }] });
+    for await (const e of flow.events()) if (e.type === 'node' && e.node === 'n' && e.state === 'running') break;
+    expect(flow.snapshot.nodes['n']?.attempts[0]?.taskId).toBeUndefined(); // the send is still on its way
+    await flow.update({ kind: 'correction', text: 'second goal' });
+    const summary = await flow.done();
+    const [old, successor] = summary.record.nodes['n']?.attempts ?? [];
+    expect(old?.revision).toBe(1);
+    expect(old?.adopted).not.toBe(true);
+    expect(old?.cancel).toBeDefined();
+    expect(successor).toMatchObject({ revision: 2, adopted: true });
+    expect(text(flow, 'n')).toBe('answer to second goal');
   });
 });
 

@@ -165,6 +165,8 @@ export class Workflow {
   private readonly live = new Map<string, Live>();
   private readonly pending = new Map<string, PendingPause>();
   private readonly hopTimers = new Map<string, Timer>();
+  /** Cancel requests on their way: the workflow ends only once each is answered. */
+  private readonly cancelling = new Set<Promise<void>>();
   /** Attempts being stopped on purpose, and the state their node ends in. */
   private readonly stopping = new Map<string, 'canceled' | 'timed-out'>();
   private readonly log: WorkflowEvent[] = [];
@@ -174,6 +176,8 @@ export class Workflow {
   private again = false;
   private ended = false;
   private stopped = false;
+  /** The store failed: done() rejected and events() ended. */
+  private failed = false;
   private failing: string | undefined;
   private deadlineTimer: Timer | undefined;
   private readonly result: { promise: Promise<WorkflowSummary>; resolve(s: WorkflowSummary): void; reject(e: unknown): void };
@@ -233,7 +237,7 @@ export class Workflow {
         yield event;
         if (event.type === 'done') return;
       }
-      if (options.signal?.aborted || this.stopped) return;
+      if (options.signal?.aborted || this.stopped || this.failed) return;
       await new Promise<void>((resolve) => {
         const done = (): void => {
           this.wake.delete(done);
@@ -334,6 +338,7 @@ export class Workflow {
         attempt.rejectedReason = `superseded by revision ${this.record.revision} (update ${seq})`;
       }
       if (attempt && !isFinalNodeState(attempt.state) && attempt.state !== 'pending-reconciliation') superseded.push({ node, attempt });
+      for (const [pause, p] of this.pending) if (p.node === id) this.clearPause(pause);
       if (attempt && !attempt.rejectedReason) attempt.rejectedReason = `superseded by revision ${this.record.revision} (update ${seq})`;
       if (node.state !== 'pending') this.setNode(node, 'pending-reconciliation', `superseded by update ${seq}`);
     }
@@ -367,7 +372,10 @@ export class Workflow {
   async cancel(options: { node?: string | undefined; by: string; reason: string }): Promise<Record<string, NodeCancelRecord | undefined>> {
     if (options.node !== undefined && !this.hops.has(options.node)) throw invalid(`no hop ${JSON.stringify(options.node)}`);
     const targets = options.node === undefined ? [...this.hops.keys()] : [options.node, ...descendants(this.options.hops, options.node)];
-    if (options.node === undefined && !this.record.cancel) this.record.cancel = { by: options.by, reason: options.reason, at: this.iso() };
+    if (options.node === undefined && !this.record.cancel) {
+      this.record.cancel = { by: options.by, reason: options.reason, at: this.iso() };
+      if (this.record.state === 'paused') this.record.state = 'running'; // nothing will start: the workflow can end
+    }
     await this.stopNodes(targets, options.by, options.reason, 'canceled');
     const out: Record<string, NodeCancelRecord | undefined> = {};
     for (const id of targets) {
@@ -620,6 +628,13 @@ export class Workflow {
     await this.save();
     this.emit({ type: 'node', node: node.id, state: node.state, attempt: attempt.n, taskId: attempt.taskId });
     this.follow(node, attempt, handle);
+    // The send was in flight when an update superseded it or a cancel reached the node: the task exists now, so ask it to stop.
+    if (revision !== this.record.revision) {
+      await this.requestCancel(node, attempt, 'workflow', `superseded by revision ${this.record.revision} while it was being sent`, { detach: false });
+    } else if (node.state !== 'running' || this.failing !== undefined || this.stopped) {
+      const why = node.cancel ?? this.record.cancel;
+      await this.requestCancel(node, attempt, why?.by ?? this.options.budgetActor ?? 'budget', why?.reason ?? 'cancelled while it was being sent', { detach: true, state: 'canceled' });
+    }
   }
 
   private follow(node: NodeRecord, attempt: AttemptRecord, handle: TaskHandle): void {
@@ -716,9 +731,14 @@ export class Workflow {
       if (intent === 'timed-out') attempt.state = 'timed-out';
       else if (final.status.state === 'canceled') attempt.state = 'canceled';
       else if (!isFinalNodeState(attempt.state)) attempt.state = isTerminalState(final.status.state) ? this.taskOutcome(final, error) : 'cancel-requested';
-      if (attempt.state === 'completed') attempt.adopted = true;
-      this.setNode(node, attempt.state, attempt.cancel?.reason ?? node.reason);
-      if (attempt.state === 'completed') this.checkpoint(`node ${node.id} completed`);
+      if (node.state === 'pending') {
+        // Handed to another agent: its next attempt decides the node's state and result.
+        attempt.rejectedReason ??= node.reason ?? 'handed to another agent';
+      } else {
+        if (attempt.state === 'completed') attempt.adopted = true;
+        this.setNode(node, attempt.state, attempt.cancel?.reason ?? node.reason);
+        if (attempt.state === 'completed') this.checkpoint(`node ${node.id} completed`);
+      }
     } else {
       const echoed = task ? echoedRevision(task) : undefined;
       let state = this.taskOutcome(final, error);
@@ -793,6 +813,9 @@ export class Workflow {
 
   private async finish(): Promise<void> {
     if (this.ended) return;
+    // Every cancel asked for is answered first, so the record says what the agent confirmed.
+    while (this.cancelling.size > 0) await Promise.allSettled([...this.cancelling]);
+    if (this.ended || !Object.values(this.record.nodes).every((n) => isFinalNodeState(n.state))) return;
     this.ended = true;
     this.clearTimers();
     // Superseded attempts still followed (their late results): stop watching; their cancel stays "requested".
@@ -823,6 +846,7 @@ export class Workflow {
   private fail(error: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    this.failed = true;
     this.clearTimers();
     for (const live of this.live.values()) live.handle.detach();
     this.live.clear();
@@ -855,7 +879,20 @@ export class Workflow {
    * node ends in that state (`canceled` becomes `cancel-requested` when the agent does not confirm);
    * without it (a superseded attempt) the attempt is only asked to stop and followed on.
    */
-  private async requestCancel(
+  private requestCancel(
+    node: NodeRecord,
+    attempt: AttemptRecord,
+    by: string,
+    reason: string,
+    how: { detach: boolean; state?: 'canceled' | 'timed-out' },
+  ): Promise<void> {
+    const request = this.askToCancel(node, attempt, by, reason, how);
+    this.cancelling.add(request);
+    void request.finally(() => this.cancelling.delete(request)).catch(() => undefined);
+    return request;
+  }
+
+  private async askToCancel(
     node: NodeRecord,
     attempt: AttemptRecord,
     by: string,
@@ -897,7 +934,7 @@ export class Workflow {
     if (how.state && !ended && attempt.cancel.outcome !== 'confirmed' && attempt.cancel.outcome !== 'already-final') {
       // Not confirmed: the record says "requested"; the workflow stops watching this task.
       attempt.state = how.state === 'timed-out' ? 'timed-out' : 'cancel-requested';
-      if (node.attempts.at(-1) === attempt) this.setNode(node, attempt.state, reason);
+      if (node.attempts.at(-1) === attempt && node.state !== 'pending') this.setNode(node, attempt.state, reason);
     }
     await this.save();
     if (how.detach && live && !ended && !isTerminalState(attempt.cancel.state ?? 'working')) live.handle.detach();
@@ -931,7 +968,12 @@ export class Workflow {
     try {
       if (breach.kind === 'deadline' || decision === 'fail') {
         if (decision === 'fail') this.failing = `${why}: escalation failed the workflow`;
-        else if (typeof decision === 'object') return;
+        else if (typeof decision === 'object' && 'extendMs' in decision) {
+          this.record.deadlineAt = this.now() + decision.extendMs;
+          await this.save();
+          this.deadlineTimer = setTimeout(() => void this.breach({ kind: 'deadline', budgetMs: decision.extendMs }), decision.extendMs);
+          return;
+        }
         await this.stopNodes([...this.hops.keys()], actor, why, 'timed-out');
         this.advance();
         return;
@@ -949,10 +991,10 @@ export class Workflow {
       }
       if (typeof decision === 'object' && 'handTo' in decision) {
         if (!Object.hasOwn(this.options.agents, decision.handTo)) throw invalid(`escalation hands ${node.id} to an unknown agent ${decision.handTo}`);
-        await this.requestCancel(node, attempt, actor, `${why}: handed to ${decision.handTo}`, { detach: true, state: 'timed-out' });
+        // Pending again first, so the old attempt's end does not end the node.
         node.agent = decision.handTo;
         this.setNode(node, 'pending', `handed to ${decision.handTo} after ${why}`);
-        await this.save();
+        await this.requestCancel(node, attempt, actor, `${why}: handed to ${decision.handTo}`, { detach: true, state: 'timed-out' });
         this.advance();
         return;
       }
