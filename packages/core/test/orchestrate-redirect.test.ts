@@ -140,6 +140,27 @@ describe('the action ledger', () => {
     expect(a.tasks.list()).toHaveLength(1);
   });
 
+  it('a send that never reaches the agent (verified by ListTasks) is sent again with the same key, at most 3 times', async () => {
+    const { agent: a } = await agent({ versions: ['1.0'], scenarios: { echo: (ctx) => ctx.status('completed') } });
+    const proxy: FaultProxy = await startFaultProxy({ target: a.origin });
+    closers.push(() => proxy.close());
+    proxy.addFault({ kind: 'dropRequest', times: Infinity, match: { rpcMethod: /SendStreamingMessage/ } });
+    // One send and one look per engine attempt, so the test counts the orchestrator's resends.
+    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 5, maxDelayMs: 20, maxSendAttempts: 1, lostSendLookups: 1 } });
+    const flow = await run({ id: 'l6', goal: 'g', agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: () => 'x' }] });
+    const summary = await flow.done();
+    expect(summary.record.nodes['n']?.state).toBe('failed');
+    expect(summary.record.nodes['n']?.reason).toMatch(/not delivered 3 times/);
+    // One key throughout: the same intended action, each resend after a verified absence.
+    const sends = summary.record.ledger.filter((e) => e.operation === 'SendMessage');
+    expect(sends).toHaveLength(1);
+    expect(new Set(summary.record.nodes['n']?.attempts.map((x) => x.messageId))).toEqual(new Set([sends[0]?.key]));
+    expect(summary.record.nodes['n']?.attempts).toHaveLength(3);
+    expect(a.tasks.list()).toHaveLength(0);
+    // The ceiling: three sends dropped, nothing more.
+    expect(proxy.stats.droppedRequests).toBe(3);
+  }, 20_000);
+
   it('a send whose answer was lost where nothing can look for it (v0.3) is unresolved: not sent again, reported', async () => {
     const s = await service();
     const { agent: a } = await agent({ versions: ['0.3'], scenarios: { echo: actionScenario(s, { operation: 'publish' }) } });

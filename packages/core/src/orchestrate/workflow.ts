@@ -46,6 +46,9 @@ export const WORKFLOW_METADATA = {
 } as const;
 
 const DEFAULT_CANCEL_WAIT_MS = 5_000;
+/** Sends of one node (per revision) verified as never delivered before the node fails instead of sending again. */
+const MAX_UNDELIVERED = 3;
+const NOT_DELIVERED = 'not delivered';
 const UPDATE_KINDS = new Set(['question', 'correction', 'pause', 'resume', 'cancel', 'new-goal']);
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -530,11 +533,16 @@ export class Workflow {
       return;
     }
     // Surely not delivered: the same intended action may be sent again, with the same key.
-    if (entry) settle(entry, this.iso(), 'confirmed-failure', 'not delivered (ListTasks shows no task with this message)');
+    if (entry) settle(entry, this.iso(), 'confirmed-failure', `${NOT_DELIVERED} (ListTasks shows no task with this message)`);
     attempt.state = 'skipped';
     attempt.endedAt = this.iso();
-    this.setNode(node, 'pending', 'its message was never delivered: sent again');
+    const lost = this.record.ledger
+      .filter((e) => e.node === node.id && e.operation === 'SendMessage' && e.revision === attempt.revision)
+      .reduce((n, e) => n + e.history.filter((h) => h.note?.startsWith(NOT_DELIVERED)).length, 0);
+    if (lost >= MAX_UNDELIVERED) this.setNode(node, 'failed', `its message was not delivered ${lost} times (each verified): not sent again`);
+    else this.setNode(node, 'pending', 'its message was never delivered: sent again');
     await this.save();
+    this.advance();
   }
 
   private async launch(hop: HopSpec, node: NodeRecord): Promise<void> {
