@@ -519,6 +519,32 @@ describe('restart', () => {
   });
 });
 
+describe('cost', () => {
+  it('reads what agents report in their final status metadata (a number, or amount and unit), per agent and in total', async () => {
+    const priced = await agent({ echo: (ctx) => ctx.status('completed', 'done', { metadata: { cost: { amount: 0.02, unit: 'USD' } } }) });
+    const counted = await agent({ echo: (ctx) => ctx.status('completed', 'done', { metadata: { cost: 1200 } }) });
+    const silent = await agent({ echo: (ctx) => ctx.status('completed') });
+    const flow = await run({
+      id: 'w-cost',
+      goal: 'g',
+      agents: { priced: priced.client, counted: counted.client, silent: silent.client },
+      hops: [
+        { id: 'p1', agent: 'priced', input: () => 'x' },
+        { id: 'p2', agent: 'priced', input: () => 'y' },
+        { id: 'c', agent: 'counted', input: () => 'z' },
+        { id: 's', agent: 'silent', input: () => 'w' },
+      ],
+    });
+    const summary = await flow.done();
+    expect(summary.cost.byAgent).toEqual({ priced: [{ amount: 0.04, unit: 'USD' }], counted: [{ amount: 1200, unit: 'units' }] });
+    expect(summary.cost.total).toEqual([
+      { amount: 0.04, unit: 'USD' },
+      { amount: 1200, unit: 'units' },
+    ]);
+    expect(summary.nodes.find((n) => n.id === 's')?.cost).toEqual([]);
+  });
+});
+
 describe('formatTree', () => {
   it('prints the delegation tree with states, attempts and costs', async () => {
     const a = await agent({
@@ -538,7 +564,12 @@ describe('formatTree', () => {
         { id: 'child', agent: 'a', parent: 'root', dependsOn: ['root'], input: () => 'c' },
       ],
     });
-    const tree = formatTree(await flow.done());
+    const summary = await flow.done();
+    const tree = formatTree(summary);
+    expect(summary.cost).toEqual({ byAgent: { a: [{ amount: 0.5, unit: 'USD' }] }, total: [{ amount: 0.5, unit: 'USD' }] });
+    expect(summary.latency['a']).toMatchObject({ attempts: 2 });
+    expect(summary.latency['a']?.firstEventMs).toHaveLength(2);
+    expect(summary.latency['a']?.maxMs).toBeLessThanOrEqual(summary.latency['a']?.totalMs ?? -1);
     expect(tree.split('\n')[0]).toMatch(/^workflow w-tree — completed, revision 1, \d+ ms, cost 0\.5 USD$/);
     expect(tree).toMatch(/└─ root \[completed\] on a, \d+ ms, cost 0\.25 USD/);
     expect(tree).toMatch(/ {3}└─ child \[completed\] on a/);

@@ -31,8 +31,17 @@ export function summarize(record: WorkflowRecord, hops: readonly HopSpec[], now:
   });
   const byAgent: Record<string, CostRecord[]> = {};
   const total: CostRecord[] = [];
+  const latency: WorkflowSummary['latency'] = {};
   for (const node of Object.values(record.nodes)) {
     for (const a of node.attempts) {
+      if (a.endedAt !== undefined) {
+        const l = (latency[a.agent] ??= { attempts: 0, totalMs: 0, maxMs: 0, firstEventMs: [] });
+        const took = ms(a.startedAt, a.endedAt, now);
+        l.attempts++;
+        l.totalMs += took;
+        l.maxMs = Math.max(l.maxMs, took);
+        if (a.firstEventAt !== undefined) l.firstEventMs.push(ms(a.startedAt, a.firstEventAt, now));
+      }
       if (!a.cost) continue;
       addCost((byAgent[a.agent] ??= []), a.cost);
       addCost(total, a.cost);
@@ -96,6 +105,7 @@ export function summarize(record: WorkflowRecord, hops: readonly HopSpec[], now:
     results,
     nodes,
     cost: { byAgent, total },
+    latency,
     durationMs: ms(record.createdAt, record.endedAt, now),
     record: structuredClone(record),
   };

@@ -222,6 +222,11 @@ export interface WorkflowSummary {
   nodes: NodeSummary[];
   /** Cost per agent and unit, and in total per unit. */
   cost: { byAgent: Record<string, CostRecord[]>; total: CostRecord[] };
+  /**
+   * Latency per agent over its ended attempts: how many, their total and longest wall time (ms), and for
+   * each the time from the send to the task's first event (ms).
+   */
+  latency: Record<string, { attempts: number; totalMs: number; maxMs: number; firstEventMs: number[] }>;
   durationMs: number;
   record: WorkflowRecord;
 }
