@@ -495,6 +495,21 @@ describe('restart', () => {
     expect(summary.record.ledger.filter((e) => e.operation === 'SendMessage')).toHaveLength(3);
   });
 
+  it('a restart with other edges than the stored workflow is refused; an input function may be async', async () => {
+    const worker = await agent({ echo: answerWith((ctx) => `got ${ctx.text}`) });
+    const store = new MemoryWorkflowStore();
+    const hops: HopSpec[] = [
+      { id: 'a', agent: 'w', input: async () => Promise.resolve('first') },
+      { id: 'b', agent: 'w', dependsOn: ['a'], input: async ({ results }) => Promise.resolve(`after ${results['a']?.text ?? ''}`) },
+    ];
+    const flow = await run({ id: 'w-edges', goal: 'g', store, agents: { w: worker.client }, hops });
+    await flow.done();
+    expect(text(flow, 'b')).toBe('got after got first');
+    const rewired = await startWorkflow({ id: 'w-edges', goal: 'g', store, agents: { w: worker.client }, hops: [hops[0]!, { ...hops[1]!, dependsOn: [] }] }).catch((e: unknown) => e);
+    expect((rewired as TetherError).code).toBe('INVALID_ARGUMENT');
+    expect((rewired as TetherError).message).toMatch(/hop b is stored with other edges/);
+  });
+
   it('a restart after the send intent was written but before its answer looks the task up instead of sending again', async () => {
     const worker = await agent({ echo: answerWith(() => 'ok') });
     const store = new MemoryWorkflowStore();

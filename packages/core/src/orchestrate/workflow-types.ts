@@ -55,7 +55,7 @@ export interface HopSpec {
    * (the send's idempotency key), `referenceTaskIds` to the attempt it succeeds, and metadata
    * `a2a-tether/workflow`, `a2a-tether/node`, `a2a-tether/revision`.
    */
-  input(context: HopInput): MessageInput;
+  input(context: HopInput): MessageInput | Promise<MessageInput>;
   /** How long one attempt may run, pauses included (ms). On breach, `escalate` decides (default: cancel the hop). */
   timeoutMs?: number | undefined;
   /** How long a pause of this hop may wait for a human answer (ms). On breach, `escalate` decides (default: cancel). */
@@ -149,7 +149,11 @@ export interface ActionSpec<T> {
 /** What a lookup learned. */
 export type LookupAnswer<T = unknown> = { found: true; result: T } | { found: false };
 
-/** What the workflow emits, in order. */
+/**
+ * What the workflow emits, in order. A `node` event goes out once its change is written to the store;
+ * a node's `running` comes twice, before its send and once the agent named the task (`taskId`), and
+ * once more after a restart picks the task up again.
+ */
 export type WorkflowEvent =
   | { type: 'node'; node: string; state: NodeState; attempt?: number | undefined; taskId?: string | undefined }
   | { type: 'pause'; pause: WorkflowPause }

@@ -130,6 +130,12 @@ export async function startWorkflow(options: WorkflowOptions): Promise<Workflow>
     const stored = Object.keys(record.nodes).sort().join(',');
     const given = options.hops.map((h) => h.id).sort().join(',');
     if (stored !== given) throw invalid(`workflow ${options.id} is stored with hops ${stored}, not ${given}`);
+    for (const hop of options.hops) {
+      const node = record.nodes[hop.id] as NodeRecord;
+      if (node.parent !== hop.parent || [...node.dependsOn].sort().join(',') !== [...(hop.dependsOn ?? [])].sort().join(',')) {
+        throw invalid(`workflow ${options.id}: hop ${hop.id} is stored with other edges (parent ${node.parent ?? 'none'}, depends on ${node.dependsOn.join(',') || 'nothing'})`);
+      }
+    }
   } else {
     const at = new Date(now()).toISOString();
     record = {
@@ -173,6 +179,8 @@ export class Workflow {
   /** Attempts being stopped on purpose, and the state their node ends in. */
   private readonly stopping = new Map<string, 'canceled' | 'timed-out'>();
   private readonly log: WorkflowEvent[] = [];
+  /** Node events whose change is not written yet (see save()). */
+  private readonly unsaved: WorkflowEvent[] = [];
   private readonly wake = new Set<() => void>();
   private saving: Promise<void> = Promise.resolve();
   private advancing = false;
@@ -482,6 +490,7 @@ export class Workflow {
       if (!attempt || isFinalNodeState(node.state) || node.state === 'pending') continue;
       restarts.push(this.recover(node, attempt));
     }
+    restarts.push(this.save());
     void Promise.all(restarts)
       .then(() => this.advance())
       .catch((error: unknown) => this.fail(error));
@@ -504,13 +513,16 @@ export class Workflow {
     try {
       handle = await this.client(attempt.agent).resume(taskId);
     } catch (error) {
+      // The task may still run at the agent: nothing here can follow it, so say so rather than call it failed.
       attempt.error = errorInfo(error);
       attempt.endedAt = this.iso();
-      attempt.state = 'failed';
-      this.setNode(node, 'failed', `could not follow task ${taskId} again: ${attempt.error.message}`);
+      attempt.state = 'unresolved';
+      this.setNode(node, 'unresolved', `task ${taskId} may still run at ${attempt.agent}, but it could not be followed again: ${attempt.error.message}`);
       await this.save();
       return;
     }
+    this.unsaved.push({ type: 'node', node: node.id, state: node.state, attempt: attempt.n, taskId });
+    await this.save();
     this.follow(node, attempt, handle);
   }
 
@@ -555,7 +567,7 @@ export class Workflow {
     }
     let input: MessageInput;
     try {
-      input = hop.input({ node: node.id, revision: this.record.revisions.at(-1) as WorkflowRecord['revisions'][number], results, ...(previous ? { previous: structuredClone(previous) } : {}) });
+      input = await hop.input({ node: node.id, revision: this.record.revisions.at(-1) as WorkflowRecord['revisions'][number], results, ...(previous ? { previous: structuredClone(previous) } : {}) });
     } catch (error) {
       this.setNode(node, 'failed', `its input function threw: ${errorInfo(error).message}`);
       await this.save();
@@ -633,8 +645,8 @@ export class Workflow {
     }
     attempt.taskId = handle.taskId;
     settle(entry, this.iso(), 'confirmed-success', undefined, { taskId: handle.taskId });
+    this.unsaved.push({ type: 'node', node: node.id, state: node.state, attempt: attempt.n, taskId: attempt.taskId });
     await this.save();
-    this.emit({ type: 'node', node: node.id, state: node.state, attempt: attempt.n, taskId: attempt.taskId });
     this.follow(node, attempt, handle);
     // The send was in flight when an update superseded it or a cancel reached the node: the task exists now, so ask it to stop.
     if (revision !== this.record.revision) {
@@ -693,12 +705,13 @@ export class Workflow {
       if (sla !== undefined) pause.timer = setTimeout(() => void this.breach({ kind: 'pause-sla', node: node.id, taskId: attempt.taskId, budgetMs: sla }), sla);
       this.pending.set(id, pause);
       const { timer: _t, attempt: _a, ...visible } = pause;
-      this.emit({ type: 'pause', pause: visible });
+      this.unsaved.push({ type: 'pause', pause: visible });
       void this.save().catch((error: unknown) => this.fail(error));
     } else if (!isTerminalState(event.state) && !isInterruptedState(event.state) && isInterruptedState(attempt.state as never) && current) {
       for (const [other, p] of this.pending) if (p.node === node.id) this.clearPause(other);
       attempt.state = 'running';
       this.setNode(node, 'running');
+      void this.save().catch((error: unknown) => this.fail(error));
     }
   }
 
@@ -1093,12 +1106,13 @@ export class Workflow {
     return { node: id, taskId: attempt.taskId, artifacts, text };
   }
 
+  /** Changes a node's state; its `node` event goes out once the next save has written it. */
   private setNode(node: NodeRecord, state: NodeState, reason?: string): void {
     const changed = node.state !== state || node.reason !== reason;
     node.state = state;
     if (reason === undefined) delete node.reason;
     else node.reason = reason;
-    if (changed) this.emit({ type: 'node', node: node.id, state, attempt: node.attempts.at(-1)?.n, taskId: node.attempts.at(-1)?.taskId });
+    if (changed) this.unsaved.push({ type: 'node', node: node.id, state, attempt: node.attempts.at(-1)?.n, taskId: node.attempts.at(-1)?.taskId });
   }
 
   private clearPause(id: string): void {
@@ -1135,10 +1149,13 @@ export class Workflow {
     for (const wake of [...this.wake]) wake();
   }
 
-  /** Persists a copy of the record; writes are applied in call order. */
+  /** Persists a copy of the record (writes are applied in call order), then emits the node events it holds. */
   private save(): Promise<void> {
     const copy = structuredClone(this.record);
-    const write = this.saving.then(() => this.store.save(copy));
+    const events = this.unsaved.splice(0);
+    const write = this.saving.then(() => this.store.save(copy)).then(() => {
+      for (const event of events) this.emit(event);
+    });
     this.saving = write.catch(() => undefined);
     return write;
   }
