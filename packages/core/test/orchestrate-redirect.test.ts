@@ -218,7 +218,8 @@ describe('redirecting running work', () => {
     const [old, successor] = node?.attempts ?? [];
     // Stop requested, not taken for a stop: the agent kept working and finished late.
     expect(old).toMatchObject({ taskId: oldTask, revision: 1, adopted: false, taskState: 'completed' });
-    expect(old?.cancel).toMatchObject({ by: 'carol', outcome: 'requested' });
+    expect(old?.cancel).toMatchObject({ by: 'carol', outcome: 'ignored', state: 'completed' });
+    expect(summary.unresolved).toEqual([]); // the task ended: nothing about it is pending any more
     expect(old?.rejectedReason).toMatch(/revision/);
     expect(events.some((e) => e.type === 'late-result' && e.taskId === oldTask)).toBe(true);
     // The successor: a new task, same context, referencing the old one, under revision 2 — and its result is the one adopted.

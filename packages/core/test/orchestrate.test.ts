@@ -314,7 +314,7 @@ describe('partial results', () => {
     expect(summary.state).toBe('partial');
     expect(summary.record.nodes['verify']?.state).toBe('rejected');
     expect(summary.results).toEqual([
-      { node: 'draft', taskId: expect.any(String) as string, artifacts: [expect.objectContaining({ complete: true })], label: 'incomplete' },
+      { node: 'draft', taskId: expect.any(String) as string, artifacts: [expect.objectContaining({ complete: true })], label: 'incomplete', why: 'verify rejected' },
     ]);
     expect(summary.results[0]?.artifacts[0]?.artifact.parts).toEqual([{ kind: 'text', text: 'the draft' }]);
   });
@@ -365,6 +365,28 @@ describe('cancel propagation', () => {
     expect(summary.unresolved.some((u) => u.startsWith('c: cancel of task') && u.includes('not confirmed'))).toBe(true);
     // Cancels are actions in the ledger too.
     expect(summary.record.ledger.filter((e) => e.operation === 'CancelTask')).toHaveLength(3);
+  });
+
+  it('an agent that holds the cancel request open does not hold the workflow: the request is bounded and stays "requested"', async () => {
+    const holder = await agent(
+      {
+        echo: async (ctx) => {
+          ctx.status('working');
+          await new Promise((resolve) => setTimeout(resolve, 4_000).unref());
+        },
+      },
+      { cancelWaitMs: 3_000 },
+    );
+    const flow = await run({ id: 'w-held', goal: 'g', cancelWaitMs: 200, agents: { h: holder.client }, hops: [{ id: 'n', agent: 'h', input: () => 'x' }] });
+    for await (const e of flow.events()) if (e.type === 'node' && e.taskId !== undefined) break;
+    const started = Date.now();
+    const records = await flow.cancel({ by: 'erin', reason: 'stop' });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(records['n']).toMatchObject({ by: 'erin', outcome: 'requested' });
+    const summary = await flow.done();
+    expect(summary.record.nodes['n']?.state).toBe('cancel-requested');
+    expect(summary.record.ledger.find((e) => e.operation === 'CancelTask')?.outcome).toBe('unknown');
+    expect(summary.unresolved.some((u) => u.startsWith('n: cancel of task'))).toBe(true);
   });
 
   it('cancelling one node cancels it and its descendants only', async () => {
@@ -443,6 +465,13 @@ describe('human pauses travel up', () => {
     expect(summary.state).toBe('completed');
     expect(text(flow, 'flights')).toBe('airline → the cheap one');
     expect(text(flow, 'hotels')).toBe('hotel → the quiet one');
+    // Each answer carries the workflow's metadata, so the agent can tell which revision it answers.
+    for (const task of asker.agent.tasks.list()) {
+      expect(task.history.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text' && p.text.startsWith('the ')))?.metadata).toMatchObject({
+        'a2a-tether/workflow': 'w-pauses',
+        'a2a-tether/revision': 1,
+      });
+    }
     expect(flow.pauses()).toEqual([]);
   });
 

@@ -6,6 +6,13 @@ function ms(from: string | undefined, to: string | undefined, now: number): numb
   return Math.max(0, (to === undefined ? now : Date.parse(to)) - Date.parse(from));
 }
 
+function span(node: NodeRecord, now: number): number {
+  if (node.attempts.length === 0) return 0;
+  const start = Math.min(...node.attempts.map((a) => Date.parse(a.startedAt)));
+  const end = Math.max(...node.attempts.map((a) => (a.endedAt === undefined ? now : Date.parse(a.endedAt))));
+  return Math.max(0, end - start);
+}
+
 function addCost(into: CostRecord[], cost: CostRecord): void {
   const same = into.find((c) => c.unit === cost.unit);
   if (same) same.amount += cost.amount;
@@ -24,7 +31,9 @@ export function summarize(record: WorkflowRecord, hops: readonly HopSpec[], now:
       parent: node.parent,
       state: node.state,
       attempts: structuredClone(node.attempts),
-      durationMs: node.attempts.reduce((sum, a) => sum + ms(a.startedAt, a.endedAt, now), 0),
+      // The span from the first attempt's start to the last one's end: attempts may overlap (a successor
+      // starts while the superseded task is still stopping).
+      durationMs: span(node, now),
       cost,
       ...(node.reason === undefined ? {} : { reason: node.reason }),
     };
@@ -84,15 +93,16 @@ export function summarize(record: WorkflowRecord, hops: readonly HopSpec[], now:
     const adopted = node.attempts.find((a) => a.adopted);
     if (adopted && node.state === 'completed') {
       const dependents = hops.filter((h) => (h.dependsOn ?? []).includes(hop.id)).map((h) => record.nodes[h.id] as NodeRecord);
-      const consumed = dependents.every((d) => d.state === 'completed');
-      const partial = (adopted.artifacts ?? []).some((a) => !a.complete);
-      results.push({ node: hop.id, taskId: adopted.taskId, artifacts: adopted.artifacts ?? [], label: consumed && !partial ? 'complete' : 'incomplete' });
+      const unused = dependents.find((d) => d.state !== 'completed');
+      const partial = (adopted.artifacts ?? []).find((a) => !a.complete);
+      const why = partial ? `artifact ${partial.artifact.artifactId} has no last chunk` : unused ? `${unused.id} ${unused.state}` : undefined;
+      results.push({ node: hop.id, taskId: adopted.taskId, artifacts: adopted.artifacts ?? [], label: why ? 'incomplete' : 'complete', ...(why ? { why } : {}) });
       continue;
     }
     const last = node.attempts.at(-1);
     if (last && !last.rejectedReason && (last.artifacts?.length ?? 0) > 0) {
       // Partial output of a hop that did not complete: kept, labelled.
-      results.push({ node: hop.id, taskId: last.taskId, artifacts: last.artifacts ?? [], label: 'incomplete' });
+      results.push({ node: hop.id, taskId: last.taskId, artifacts: last.artifacts ?? [], label: 'incomplete', why: `${hop.id} ${node.state}` });
     }
   }
   return {
@@ -129,6 +139,8 @@ export function formatTree(summary: WorkflowSummary): string {
       const more = `${indent}${last ? '   ' : '│  '}`;
       const cost = node.cost.length > 0 ? `, cost ${formatCost(node.cost)}` : '';
       lines.push(`${branch}${node.id} [${node.state}] on ${node.agent}, ${node.durationMs} ms${cost}${node.reason ? ` — ${node.reason}` : ''}`);
+      const record = summary.record.nodes[node.id];
+      if (record?.cancel) lines.push(`${more}  cancel by ${record.cancel.by} (${record.cancel.reason}): ${record.cancel.outcome}`);
       for (const a of node.attempts) {
         const cancel = a.cancel ? `; cancel by ${a.cancel.by} (${a.cancel.reason}): ${a.cancel.outcome}` : '';
         const fate = a.adopted ? '; adopted' : a.rejectedReason ? `; not adopted: ${a.rejectedReason}` : '';

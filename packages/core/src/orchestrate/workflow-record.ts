@@ -97,11 +97,12 @@ export interface NodeCancelRecord {
   reason: string;
   requestedAt: string;
   /**
-   * `confirmed`: the task reached `canceled`. `requested`: the agent took the request but the task was
-   * not seen canceled (yet). `already-final`: it had ended. `not-started`: it never ran. `failed`: the
-   * request itself failed (`error`).
+   * `confirmed`: the task reached `canceled`. `requested`: the request was sent (and maybe taken) but the
+   * task was not seen ending (yet). `ignored`: the task ended afterwards in another state (its `state`
+   * says which). `already-final`: it had ended before the request. `not-started`: it never ran. `failed`:
+   * the request surely did not reach the agent (`error`).
    */
-  outcome: 'confirmed' | 'requested' | 'already-final' | 'not-started' | 'failed';
+  outcome: 'confirmed' | 'requested' | 'ignored' | 'already-final' | 'not-started' | 'failed';
   /** When the canceled state was seen. */
   confirmedAt?: string | undefined;
   /** The task's state when the record was last updated. */

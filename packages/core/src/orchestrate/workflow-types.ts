@@ -33,8 +33,13 @@ export interface HopResult {
   node: string;
   taskId: string | undefined;
   artifacts: CheckpointArtifact[];
-  /** The text parts of every artifact, joined (a convenience for the next hop's prompt). */
+  /**
+   * The text parts of every artifact, joined (a convenience for the next hop's prompt); for a task that
+   * answered with no artifact, the text of its final status message.
+   */
   text: string;
+  /** The task's final status message, if it had one. */
+  statusMessage?: Message | undefined;
 }
 
 /** One hop of the delegation graph: a task on one agent. */
@@ -62,7 +67,7 @@ export interface HopSpec {
   pauseSlaMs?: number | undefined;
   /**
    * `false` for a hop whose failure leaves the workflow `partial` rather than `failed` — e.g. a
-   * verification: its inputs' results are kept and reported, labelled unverified. Default `true`.
+   * verification: its inputs' results are kept and reported, labelled `incomplete` with the reason. Default `true`.
    */
   required?: boolean | undefined;
 }
@@ -222,7 +227,18 @@ export interface WorkflowSummary {
   /** What is unresolved: ledger entries with an unknown outcome nothing settled, cancels not confirmed, unresolved nodes. */
   unresolved: string[];
   /** The workflow's results: the adopted results of completed nodes, and kept partial output labelled incomplete. */
-  results: Array<{ node: string; taskId: string | undefined; artifacts: CheckpointArtifact[]; label: 'complete' | 'incomplete' | 'unverified' }>;
+  results: Array<{
+    node: string;
+    taskId: string | undefined;
+    artifacts: CheckpointArtifact[];
+    /**
+     * `complete`: the node completed, every artifact's last chunk arrived, and every node depending on it
+     * completed. `incomplete` otherwise — `why` says which: the hop failed midway, an artifact is partial,
+     * or a hop that uses it (a verification) did not complete.
+     */
+    label: 'complete' | 'incomplete';
+    why?: string | undefined;
+  }>;
   nodes: NodeSummary[];
   /** Cost per agent and unit, and in total per unit. */
   cost: { byAgent: Record<string, CostRecord[]>; total: CostRecord[] };

@@ -2,7 +2,7 @@ import type { A2AClient } from '../client/a2a-client.js';
 import { TetherError, isTetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import { randomId, type MessageInput } from '../model/message-input.js';
-import type { Metadata, Task } from '../model/types.js';
+import type { Metadata, Part, Task } from '../model/types.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { TaskEvent, TaskView } from '../task/task-event.js';
 import { hashInput } from './canonical.js';
@@ -46,6 +46,8 @@ export const WORKFLOW_METADATA = {
 } as const;
 
 const DEFAULT_CANCEL_WAIT_MS = 5_000;
+/** A cancel request is answered within twice `cancelWaitMs`, and at least this (ms). */
+const MIN_CANCEL_ANSWER_MS = 1_000;
 /** Sends of one node (per revision) verified as never delivered before the node fails instead of sending again. */
 const MAX_UNDELIVERED = 3;
 const NOT_DELIVERED = 'not delivered';
@@ -283,8 +285,11 @@ export class Workflow {
         if (!found) return { pause: id, node: undefined, ok: false, error: invalid(`no pause ${id} is waiting for an answer`) };
         const live = this.live.get(`${found.node}#${found.attempt}`);
         if (!live) return { pause: id, node: found.node, ok: false, error: invalid(`the task of pause ${id} is no longer followed`) };
+        const base = typeof input === 'string' ? { text: input } : input;
+        const attempt = this.node(found.node).attempts.find((a) => a.n === found.attempt);
+        const metadata = { ...base.metadata, [WORKFLOW_METADATA.workflow]: this.record.id, [WORKFLOW_METADATA.node]: found.node, [WORKFLOW_METADATA.revision]: attempt?.revision ?? this.record.revision };
         try {
-          await live.handle.reply(input);
+          await live.handle.reply({ ...base, metadata });
         } catch (error) {
           return { pause: id, node: found.node, ok: false, error: error instanceof Error ? error : new Error(String(error)) };
         }
@@ -354,12 +359,12 @@ export class Workflow {
       if (node.state !== 'pending') this.setNode(node, 'pending-reconciliation', `superseded by update ${seq}`);
     }
     await this.save();
-    // 3. Stop requested, then observed (the attempts keep being followed: a late result is rejected, not lost).
-    await Promise.all(
-      superseded.map(({ node, attempt }) =>
-        attempt.taskId === undefined ? Promise.resolve() : this.requestCancel(node, attempt, by, `superseded by revision ${this.record.revision}`, { detach: false }),
-      ),
-    );
+    // 3. Stop requested, then observed: the superseded tasks keep being followed (a late result is
+    // recorded and rejected), and their cancel records are settled as they answer. The gate already
+    // keeps their results out, so the successors need not wait for that.
+    for (const { node, attempt } of superseded) {
+      if (attempt.taskId !== undefined) void this.requestCancel(node, attempt, by, `superseded by revision ${this.record.revision}`, { detach: false }).catch((error: unknown) => this.fail(error));
+    }
     // 4. Unknown effects of older revisions: looked up where possible.
     await this.reconcileSends((e) => e.revision < this.record.revision);
     // 5. The transition's checkpoint.
@@ -730,6 +735,8 @@ export class Workflow {
       if (final.status.state === 'canceled' && attempt.cancel.outcome !== 'confirmed') {
         attempt.cancel.outcome = 'confirmed';
         attempt.cancel.confirmedAt = this.iso();
+      } else if (isTerminalState(final.status.state) && attempt.cancel.outcome === 'requested') {
+        attempt.cancel.outcome = 'ignored';
       }
     }
     const intent = this.stopping.get(`${node.id}#${attempt.n}`);
@@ -757,7 +764,7 @@ export class Workflow {
         attempt.rejectedReason ??= node.reason ?? 'handed to another agent';
       } else {
         if (attempt.state === 'completed') attempt.adopted = true;
-        this.setNode(node, attempt.state, attempt.cancel?.reason ?? node.reason);
+        this.setNode(node, attempt.state, attempt.state === 'completed' ? 'completed before the cancel took effect' : (attempt.cancel?.reason ?? node.reason));
         if (attempt.state === 'completed') this.checkpoint(`node ${node.id} completed`);
       }
     } else {
@@ -937,18 +944,26 @@ export class Workflow {
     const live = this.live.get(key);
     try {
       if (!live) throw invalid(`task ${taskId} is not followed`);
-      const outcome = await live.handle.cancel({ reason, waitMs: this.options.cancelWaitMs ?? DEFAULT_CANCEL_WAIT_MS });
-      settle(entry, this.iso(), 'confirmed-success', outcome.confirmed ? 'canceled' : `request taken; task ${outcome.state}`, { confirmed: outcome.confirmed, state: outcome.state });
+      const waitMs = this.options.cancelWaitMs ?? DEFAULT_CANCEL_WAIT_MS;
+      // Some agents hold the request open until the task ends: the wait bounds the request too.
+      const outcome = await live.handle.cancel({ reason, waitMs, timeoutMs: Math.max(MIN_CANCEL_ANSWER_MS, 2 * waitMs) });
+      const stopped = outcome.confirmed ? 'canceled' : isTerminalState(outcome.state) ? `no effect: the task is ${outcome.state}` : `request taken; task ${outcome.state}`;
+      settle(entry, this.iso(), !outcome.confirmed && isTerminalState(outcome.state) ? 'confirmed-failure' : 'confirmed-success', stopped, {
+        confirmed: outcome.confirmed,
+        state: outcome.state,
+      });
       attempt.cancel.state = outcome.state;
       if (outcome.confirmed) {
         attempt.cancel.outcome = 'confirmed';
         attempt.cancel.confirmedAt ??= this.iso();
-      } else if (isTerminalState(outcome.state)) {
+      } else if (isTerminalState(outcome.state) && attempt.cancel.outcome === 'requested') {
         attempt.cancel.outcome = 'already-final';
       }
     } catch (error) {
-      settle(entry, this.iso(), sendOutcome(error) === 'failed' ? 'confirmed-failure' : 'unknown', errorInfo(error).message);
-      attempt.cancel.outcome = 'failed';
+      // A request that may have arrived stays "requested" (unknown); one that surely did not is "failed".
+      const reached = sendOutcome(error) === 'unknown';
+      settle(entry, this.iso(), reached ? 'unknown' : 'confirmed-failure', errorInfo(error).message);
+      if (attempt.cancel.outcome === 'requested' && !reached) attempt.cancel.outcome = 'failed';
       attempt.cancel.error = errorInfo(error).message;
     }
     const ended = attempt.endedAt !== undefined;
@@ -1099,11 +1114,10 @@ export class Workflow {
     const attempt = this.node(id).attempts.find((a) => a.adopted);
     if (!attempt) return undefined;
     const artifacts = attempt.artifacts ?? [];
-    const text = artifacts
-      .flatMap((a) => a.artifact.parts)
-      .map((p) => (p.kind === 'text' ? p.text : ''))
-      .join('');
-    return { node: id, taskId: attempt.taskId, artifacts, text };
+    const textOf = (parts: readonly Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+    // Agents that answer in their final status message and produce no artifact (common with v0.3) still pass a text on.
+    const text = artifacts.length > 0 ? textOf(artifacts.flatMap((a) => a.artifact.parts)) : textOf(attempt.statusMessage?.parts ?? []);
+    return { node: id, taskId: attempt.taskId, artifacts, text, ...(attempt.statusMessage ? { statusMessage: attempt.statusMessage } : {}) };
   }
 
   /** Changes a node's state; its `node` event goes out once the next save has written it. */
