@@ -930,6 +930,7 @@ export class Workflow {
     const key = `${node.id}#${attempt.n}`;
     const taskId = attempt.taskId as string;
     if (how.state) this.stopping.set(key, how.state);
+    const seenBefore = attempt.taskState;
     attempt.cancel = { by, reason, requestedAt: this.iso(), outcome: 'requested' };
     const asks = this.record.ledger.filter((e) => e.operation === 'CancelTask' && e.node === node.id).length;
     const entry = addEntry(this.record, this.iso(), {
@@ -957,7 +958,8 @@ export class Workflow {
         attempt.cancel.outcome = 'confirmed';
         attempt.cancel.confirmedAt ??= this.iso();
       } else if (isTerminalState(outcome.state) && attempt.cancel.outcome === 'requested') {
-        attempt.cancel.outcome = 'already-final';
+        // Ended before the request, or ended otherwise after it.
+        attempt.cancel.outcome = seenBefore !== undefined && isTerminalState(seenBefore) ? 'already-final' : 'ignored';
       }
     } catch (error) {
       // A request that may have arrived stays "requested" (unknown); one that surely did not is "failed".
