@@ -96,6 +96,15 @@ export class ScenarioRunner {
         await this.#loop(turn.taskId, sink, { updates: steps, chunks: steps, delayMs: intArg(command, 'delayMs', 20) });
         return;
       }
+      case 'stubborn': {
+        // Like `slow`, but a cancel request is taken and ignored: the task completes all the same.
+        const steps = intArg(command, 'steps', 50);
+        await this.#loop(turn.taskId, sink, { updates: steps, chunks: steps, delayMs: intArg(command, 'delayMs', 20), ignoreCancel: true });
+        return;
+      }
+      case 'work':
+        this.#work(turn.text, command.name, sink);
+        return;
       case 'input':
         sink.openTask('submitted');
         sink.status('working');
@@ -145,6 +154,18 @@ export class ScenarioRunner {
   }
 
   /**
+   * `work <text…>`: a task that works one step and completes with one whole artifact `result` whose
+   * text is `done(<text…>)` — the words after the command, so what a task produced shows what it was given.
+   */
+  #work(text: string, name: string, sink: ScenarioSink): void {
+    const given = text.trim().slice(name.length).trim();
+    sink.openTask('submitted');
+    sink.status('working');
+    sink.artifact({ artifactId: 'result', name: 'result', text: `done(${given})`, append: false, lastChunk: true });
+    sink.status('completed');
+  }
+
+  /**
    * `updates` working statuses (`step i`) interleaved with `chunks` chunks of one artifact,
    * one of each per step, `delayMs` apart; cancel requests are honoured before every step
    * and once more before completing, so a cancel never loses the race to `completed`.
@@ -152,14 +173,15 @@ export class ScenarioRunner {
   async #loop(
     taskId: string,
     sink: ScenarioSink,
-    plan: { updates: number; chunks: number; delayMs: number },
+    plan: { updates: number; chunks: number; delayMs: number; ignoreCancel?: boolean },
   ): Promise<void> {
     this.#looping.add(taskId);
+    const cancelled = (): boolean => plan.ignoreCancel !== true && this.#cancelRequested.has(taskId);
     try {
       sink.openTask('submitted');
       const steps = Math.max(plan.updates, plan.chunks);
       for (let i = 0; i < steps; i++) {
-        if (this.#cancelRequested.has(taskId)) {
+        if (cancelled()) {
           sink.status('canceled', `canceled at step ${i}`);
           return;
         }
@@ -176,7 +198,7 @@ export class ScenarioRunner {
         await this.#sleep(plan.delayMs);
         if (this.#closed) return;
       }
-      if (this.#cancelRequested.has(taskId)) {
+      if (cancelled()) {
         sink.status('canceled', `canceled at step ${steps}`);
         return;
       }
