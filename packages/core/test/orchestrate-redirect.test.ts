@@ -242,6 +242,23 @@ describe('redirecting running work', () => {
     expect(summary.record.ledger.find((e) => e.key === 'too-late')?.outcome).toBe('refused');
   });
 
+  it('an action already admitted when an update arrives stays in the ledger until its result is known', async () => {
+    const s = await service();
+    const { client } = await agent({ scenarios: { echo: lateScenario({ delayMs: 300 }) } });
+    const flow = await run({ id: 'r-admitted', goal: 'g', cancelWaitMs: 50, agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: ({ revision }) => revision.text }] });
+    await untilRunning(flow, 'n');
+    s.delayNextAnswers(1, 300);
+    const pending = flow.act(booking(s, flow.revision, 'admitted-1'));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the POST is on its way
+    await flow.update({ kind: 'correction', text: 'new instructions' });
+    const receipt = await pending;
+    expect(receipt.key).toBe('admitted-1');
+    const entry = flow.snapshot.ledger.find((e) => e.key === 'admitted-1');
+    expect(entry?.history.map((h) => h.outcome)).toEqual(['intended', 'confirmed-success']);
+    expect(s.count('admitted-1')).toBe(1);
+    await flow.done();
+  });
+
   it('an agent that answers for another revision than it was given is not adopted', async () => {
     const { client } = await agent({
       scenarios: {

@@ -321,12 +321,12 @@ describe('partial results', () => {
 });
 
 describe('cancel propagation', () => {
-  it('cancelling the root reaches every non-terminal descendant; each record says who, why, requested vs confirmed', async () => {
+  it('cancelling the root reaches every non-terminal descendant; each record says who, why, requested vs confirmed, and the cost reported', async () => {
     const obedient = await agent({
       echo: async (ctx) => {
         ctx.status('working');
         await cancelRequested(ctx);
-        ctx.status('canceled');
+        ctx.status('canceled', 'stopped', { metadata: { cost: { amount: 0.01, unit: 'USD' } } });
       },
     });
     const stubborn = await agent({
@@ -362,6 +362,8 @@ describe('cancel propagation', () => {
     expect(summary.state).toBe('canceled');
     expect(summary.record.cancel).toMatchObject({ by: 'alice', reason: 'no longer needed' });
     expect(summary.record.nodes['c']?.state).toBe('cancel-requested');
+    expect(summary.record.nodes['plan']?.attempts[0]?.cancel?.cost).toEqual({ amount: 0.01, unit: 'USD' });
+    expect(summary.record.nodes['a']?.attempts[0]?.cancel?.cost).toEqual({ amount: 0.01, unit: 'USD' });
     expect(summary.unresolved.some((u) => u.startsWith('c: cancel of task') && u.includes('not confirmed'))).toBe(true);
     // Cancels are actions in the ledger too.
     expect(summary.record.ledger.filter((e) => e.operation === 'CancelTask')).toHaveLength(3);
@@ -387,6 +389,24 @@ describe('cancel propagation', () => {
     expect(summary.record.nodes['n']?.state).toBe('cancel-requested');
     expect(summary.record.ledger.find((e) => e.operation === 'CancelTask')?.outcome).toBe('unknown');
     expect(summary.unresolved.some((u) => u.startsWith('n: cancel of task'))).toBe(true);
+  });
+
+  it('aborting the signal given to startWorkflow cancels the whole workflow, by "signal"', async () => {
+    const obedient = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const controller = new AbortController();
+    const flow = await run({ id: 'w-signal', goal: 'g', signal: controller.signal, agents: { a: obedient.client }, hops: [{ id: 'n', agent: 'a', input: () => 'x' }] });
+    for await (const e of flow.events()) if (e.type === 'node' && e.taskId !== undefined) break;
+    controller.abort(new Error('the user closed the page'));
+    const summary = await flow.done();
+    expect(summary.state).toBe('canceled');
+    expect(summary.record.cancel).toMatchObject({ by: 'signal', reason: 'the user closed the page' });
+    expect(summary.record.nodes['n']?.attempts[0]?.cancel).toMatchObject({ by: 'signal', outcome: 'confirmed' });
   });
 
   it('cancelling one node cancels it and its descendants only', async () => {

@@ -108,6 +108,8 @@ export interface NodeCancelRecord {
   /** The task's state when the record was last updated. */
   state?: TaskState | undefined;
   error?: string | undefined;
+  /** What the agent reported the task cost, once it ended. */
+  cost?: CostRecord | undefined;
 }
 
 /** One attempt of a node: one task on one agent, under one revision. */

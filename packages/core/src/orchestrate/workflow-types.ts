@@ -182,6 +182,11 @@ export interface WorkflowOptions {
   store?: WorkflowStore | undefined;
   /** End-to-end budget from the workflow's creation (ms); persisted, so a restart keeps it. */
   deadlineMs?: number | undefined;
+  /**
+   * Aborting it cancels the whole workflow, by `signal`, with the abort reason as the reason (compose
+   * it with `AbortSignal.any` / `AbortSignal.timeout` for budgets of your own).
+   */
+  signal?: AbortSignal | undefined;
   /** Decides what a breached budget does (default `cancel`). */
   escalate?: ((breach: Breach) => Escalation | Promise<Escalation>) | undefined;
   /**

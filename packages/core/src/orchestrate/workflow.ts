@@ -29,6 +29,7 @@ import type {
   Escalation,
   HopResult,
   HopSpec,
+  LookupAnswer,
   PauseAnswer,
   PauseAnswerOutcome,
   WorkflowEvent,
@@ -176,6 +177,10 @@ export class Workflow {
   private readonly live = new Map<string, Live>();
   private readonly pending = new Map<string, PendingPause>();
   private readonly hopTimers = new Map<string, Timer>();
+  /** Ledger entries whose action is running now (a send awaiting its answer, an act() performing). */
+  private readonly inflight = new Set<string>();
+  /** The lookups act() was given, by ledger entry id (for reconciling after an update). */
+  private readonly lookups = new Map<string, (key: string) => Promise<LookupAnswer>>();
   /** Cancel requests on their way: the workflow ends only once each is answered. */
   private readonly cancelling = new Set<Promise<void>>();
   /** Attempts being stopped on purpose, and the state their node ends in. */
@@ -366,7 +371,7 @@ export class Workflow {
       if (attempt.taskId !== undefined) void this.requestCancel(node, attempt, by, `superseded by revision ${this.record.revision}`, { detach: false }).catch((error: unknown) => this.fail(error));
     }
     // 4. Unknown effects of older revisions: looked up where possible.
-    await this.reconcileSends((e) => e.revision < this.record.revision);
+    await this.reconcileOlder();
     // 5. The transition's checkpoint.
     this.checkpoint(`update ${seq} (${update.kind})`);
     // 6. Successors: the affected nodes start again under the new revision.
@@ -387,6 +392,11 @@ export class Workflow {
    */
   async cancel(options: { node?: string | undefined; by: string; reason: string }): Promise<Record<string, NodeCancelRecord | undefined>> {
     if (options.node !== undefined && !this.hops.has(options.node)) throw invalid(`no hop ${JSON.stringify(options.node)}`);
+    if (this.ended) {
+      // Nothing runs any more: what the record says stands.
+      const ids = options.node === undefined ? [...this.hops.keys()] : [options.node, ...descendants(this.options.hops, options.node)];
+      return Object.fromEntries(ids.map((id) => [id, this.node(id).attempts.at(-1)?.cancel ?? this.node(id).cancel]));
+    }
     const targets = options.node === undefined ? [...this.hops.keys()] : [options.node, ...descendants(this.options.hops, options.node)];
     if (options.node === undefined && !this.record.cancel) {
       this.record.cancel = { by: options.by, reason: options.reason, at: this.iso() };
@@ -438,13 +448,17 @@ export class Workflow {
       await this.save();
       throw new TetherError('SUPERSEDED', `${spec.operation} on ${spec.target}: revision ${spec.revision} was superseded before it ran`, { maybeDelivered: false });
     }
+    if (spec.lookup) this.lookups.set(entry.id, spec.lookup);
+    this.inflight.add(entry.id);
     try {
       const result = await spec.perform(spec.key);
+      this.inflight.delete(entry.id);
       settle(entry, this.iso(), 'confirmed-success', undefined, result ?? null);
       await this.save();
       this.emit({ type: 'action', entry: structuredClone(entry) });
       return result;
     } catch (error) {
+      this.inflight.delete(entry.id);
       if (isTetherError(error) && !error.maybeDelivered) {
         settle(entry, this.iso(), 'confirmed-failure', error.message);
         await this.save();
@@ -481,6 +495,15 @@ export class Workflow {
       this.emit({ type: 'done', summary });
       this.result.resolve(summary);
       return;
+    }
+    const signal = this.options.signal;
+    if (signal) {
+      const abort = (): void => {
+        const reason: unknown = signal.reason;
+        void this.cancel({ by: 'signal', reason: reason instanceof Error ? reason.message : String(reason ?? 'aborted') }).catch((error: unknown) => this.fail(error));
+      };
+      if (signal.aborted) queueMicrotask(abort);
+      else signal.addEventListener('abort', abort, { once: true });
     }
     if (this.record.deadlineAt !== undefined) {
       this.deadlineTimer = setTimeout(() => void this.breach({ kind: 'deadline', budgetMs: this.options.deadlineMs ?? 0 }), Math.max(0, this.record.deadlineAt - this.now()));
@@ -616,9 +639,11 @@ export class Workflow {
     }
     this.armHopTimer(hop, node, attempt);
     let handle: TaskHandle;
+    this.inflight.add(entry.id);
     try {
       handle = await client.start({ ...body, messageId }, this.options.start);
     } catch (error) {
+      this.inflight.delete(entry.id);
       attempt.error = errorInfo(error);
       if (sendOutcome(error) === 'failed') {
         settle(entry, this.iso(), 'confirmed-failure', attempt.error.message);
@@ -635,6 +660,7 @@ export class Workflow {
       await this.resolveSend(node, attempt, entry);
       return;
     }
+    this.inflight.delete(entry.id);
     if (handle.kind === 'message') {
       settle(entry, this.iso(), 'confirmed-success', 'answered with a message');
       const message = handle.message;
@@ -732,6 +758,7 @@ export class Workflow {
     if (cost) attempt.cost = cost;
     if (attempt.cancel) {
       attempt.cancel.state = final.status.state;
+      if (cost) attempt.cancel.cost = cost;
       if (final.status.state === 'canceled' && attempt.cancel.outcome !== 'confirmed') {
         attempt.cancel.outcome = 'confirmed';
         attempt.cancel.confirmedAt = this.iso();
@@ -1081,14 +1108,33 @@ export class Workflow {
     });
   }
 
-  /** Sends of older revisions whose outcome is unknown: looked up by message id. */
-  private async reconcileSends(which: (entry: LedgerEntry) => boolean): Promise<void> {
+  /**
+   * Actions of older revisions whose outcome is unknown (a crash, a lost answer): sends are looked up by
+   * message id, your actions with the lookup their `act()` gave. Actions still on their way are left to
+   * finish — an admitted action stays in the ledger until its result is known.
+   */
+  private async reconcileOlder(): Promise<void> {
     for (const entry of this.record.ledger) {
-      if (entry.operation !== 'SendMessage' || !which(entry) || (entry.outcome !== 'unknown' && entry.outcome !== 'intended')) continue;
-      const found = await findSentTask(this.client(entry.target), this.record.contextId, entry.key);
-      if (found === 'unknowable') settle(entry, this.iso(), 'unresolved', 'no way to look for the task: not sent again');
-      else if (found) settle(entry, this.iso(), 'confirmed-success', `found task ${found.id}`, { taskId: found.id });
-      else settle(entry, this.iso(), 'confirmed-failure', 'not delivered (ListTasks)');
+      if (entry.revision >= this.record.revision || this.inflight.has(entry.id)) continue;
+      if (entry.outcome !== 'unknown' && entry.outcome !== 'intended') continue;
+      if (entry.operation === 'SendMessage') {
+        const found = await findSentTask(this.client(entry.target), this.record.contextId, entry.key);
+        if (found === 'unknowable') settle(entry, this.iso(), 'unresolved', 'no way to look for the task: not sent again');
+        else if (found) settle(entry, this.iso(), 'confirmed-success', `found task ${found.id}`, { taskId: found.id });
+        else settle(entry, this.iso(), 'confirmed-failure', `${NOT_DELIVERED} (ListTasks)`);
+        continue;
+      }
+      if (entry.operation === 'CancelTask') continue; // its attempt's cancel record says what is known
+      const lookup = this.lookups.get(entry.id);
+      let answer: LookupAnswer | undefined;
+      try {
+        answer = lookup ? await lookup(entry.key) : undefined;
+      } catch {
+        answer = undefined;
+      }
+      if (answer?.found) settle(entry, this.iso(), 'confirmed-success', 'found by lookup after the revision changed', answer.result ?? null);
+      else if (answer) settle(entry, this.iso(), 'confirmed-failure', 'lookup after the revision changed: the target has no such action');
+      else settle(entry, this.iso(), 'unresolved', lookup ? 'the lookup failed after the revision changed' : 'no lookup: nothing can settle it');
     }
   }
 
