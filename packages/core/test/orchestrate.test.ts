@@ -272,6 +272,40 @@ describe('cancels and sends that cross', () => {
     expect(summary.record.nodes['two']?.cancel).toMatchObject({ by: 'dave', outcome: 'not-started' });
   });
 
+  it('a correction leaves the nodes it does not affect alone, even one whose send was in flight (found by the chaos runs: it hung)', async () => {
+    const a = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await ctx.sleep(150);
+        ctx.artifact({ artifactId: 'out', text: `answer to ${ctx.text}`, lastChunk: true });
+        ctx.status('completed');
+      },
+    });
+    const proxy = await startFaultProxy({ target: a.agent.origin });
+    closers.push(() => proxy.close());
+    proxy.addFault({ kind: 'delayHeaders', ms: 300, match: { rpcMethod: /SendStreamingMessage|message\/stream/ } });
+    const slowSend = await connect(proxy.url, { cardCache: false });
+    const flow = await run({
+      id: 'w-unaffected',
+      goal: 'first',
+      agents: { direct: a.client, delayed: slowSend },
+      hops: [
+        { id: 'affected', agent: 'direct', input: ({ revision }) => `affected ${revision.text}` },
+        { id: 'untouched', agent: 'delayed', input: ({ revision }) => `untouched ${revision.text}` },
+      ],
+    });
+    for await (const e of flow.events()) if (e.type === 'node' && e.node === 'affected' && e.taskId !== undefined) break;
+    expect(flow.snapshot.nodes['untouched']?.attempts[0]?.taskId).toBeUndefined(); // its send is still on its way
+    await flow.update({ kind: 'correction', text: 'second', affects: ['affected'] });
+    const summary = await flow.done();
+    expect(summary.state).toBe('completed');
+    expect(summary.record.nodes['untouched']?.attempts).toHaveLength(1);
+    expect(summary.record.nodes['untouched']?.attempts[0]).toMatchObject({ revision: 1, adopted: true });
+    expect(summary.record.nodes['untouched']?.attempts[0]?.cancel).toBeUndefined();
+    expect(text(flow, 'untouched')).toBe('answer to untouched first');
+    expect(text(flow, 'affected')).toBe('answer to affected second');
+  });
+
   it('an update while a send is in flight: once the task exists it is asked to stop, and its result is not adopted', async () => {
     const a = await agent({ echo: answerWith((ctx) => `answer to ${ctx.text}`) });
     const proxy = await startFaultProxy({ target: a.agent.origin });

@@ -629,7 +629,7 @@ export class Workflow {
     this.setNode(node, 'running');
     await this.save();
     // The gate again: an update may have come while the intent was written.
-    if (revision !== this.record.revision || this.record.state !== 'running' || node.state !== 'running' || this.stopped) {
+    if (attempt.rejectedReason !== undefined || this.record.state !== 'running' || node.state !== 'running' || this.stopped) {
       settle(entry, this.iso(), 'refused', 'the gate closed before it was sent');
       attempt.state = 'skipped';
       attempt.endedAt = this.iso();
@@ -680,7 +680,7 @@ export class Workflow {
     await this.save();
     this.follow(node, attempt, handle);
     // The send was in flight when an update superseded it or a cancel reached the node: the task exists now, so ask it to stop.
-    if (revision !== this.record.revision) {
+    if (attempt.rejectedReason !== undefined) {
       await this.requestCancel(node, attempt, 'workflow', `superseded by revision ${this.record.revision} while it was being sent`, { detach: false });
     } else if (node.state !== 'running' || this.failing !== undefined || this.stopped) {
       const why = node.cancel ?? this.record.cancel;
@@ -716,7 +716,9 @@ export class Workflow {
     attempt.firstEventAt ??= this.iso();
     if (event.type !== 'status') return;
     attempt.taskState = event.state;
-    const current = node.attempts.at(-1) === attempt && attempt.revision === this.record.revision;
+    // An update that affects the node marks its attempt superseded (rejectedReason); others stay current
+    // across revisions: a correction keeps what it does not touch.
+    const current = node.attempts.at(-1) === attempt && attempt.rejectedReason === undefined;
     if (isInterruptedState(event.state) && current && !isFinalNodeState(attempt.state)) {
       attempt.state = event.state as NodeState;
       this.setNode(node, event.state as NodeState);
@@ -771,7 +773,7 @@ export class Workflow {
     const stoppedByUs = intent !== undefined;
     if (error !== undefined && !(stoppedByUs && isTetherError(error) && error.code === 'ABORTED')) attempt.error = errorInfo(error);
     const current = node.attempts.at(-1) === attempt;
-    if (attempt.revision !== this.record.revision || !current) {
+    if (attempt.rejectedReason !== undefined || !current) {
       // A late result of superseded work: kept for audit, never adopted.
       attempt.adopted = false;
       attempt.rejectedReason ??= `late result of revision ${attempt.revision}; revision ${this.record.revision} is in force`;
