@@ -8,6 +8,8 @@
 // The misbehaving-agent model check (packages/interop/src/misbehave) runs from here too:
 //   pnpm chaos --misbehave 5000 [--seed S] [--concurrency C] [--only I] [--keep K] [--time-scale F]
 // (CI runs 2,000 of them in packages/interop/test/misbehave.test.ts; a failure prints `--only I` to replay it.)
+// Seeded workflows (packages/core/test/orchestrate-chaos.test.ts) behind chaos proxies, with corrections:
+//   pnpm chaos --workflows 200 [--seed S]      (CI runs 12; a failing seed is named in its test title)
 // Runs the TypeScript sources through tsx (no build needed).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,6 +22,19 @@ if (!existsSync(tsx)) {
   process.exit(1);
 }
 let args = process.argv.slice(2);
+const workflows = args.findIndex((arg) => arg === '--workflows');
+if (workflows >= 0) {
+  const runs = args[workflows + 1];
+  const seedAt = args.indexOf('--seed');
+  if (runs === undefined || !/^\d+$/.test(runs)) {
+    console.error('✖ --workflows needs a number of runs, e.g. pnpm chaos --workflows 200');
+    process.exit(2);
+  }
+  const root = fileURLToPath(new URL('../', import.meta.url));
+  const env = { ...process.env, WORKFLOW_CHAOS_RUNS: runs, WORKFLOW_CHAOS_VERBOSE: '1', ...(seedAt >= 0 ? { WORKFLOW_CHAOS_SEED: args[seedAt + 1] } : {}) };
+  const run = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', 'core', 'packages/core/test/orchestrate-chaos.test.ts'], { cwd: root, stdio: 'inherit', env });
+  process.exit(run.status ?? 1);
+}
 let cli = 'src/chaos/cli.ts';
 const misbehave = args.findIndex((arg) => arg === '--misbehave' || arg.startsWith('--misbehave='));
 if (misbehave >= 0) {

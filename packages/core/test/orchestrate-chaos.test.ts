@@ -1,14 +1,15 @@
 // Seeded runs of a small workflow whose agents sit behind a chaos proxy (cut streams, 503/429 answers,
 // lost send answers), some with a correction in the middle. Whatever the faults, the workflow must end,
 // no external effect may happen twice, every task an agent created must be known to the workflow, and
-// nothing superseded may be adopted. WORKFLOW_CHAOS_RUNS raises the count (default 12).
+// nothing superseded may be adopted. `pnpm chaos --workflows N [--seed S]` runs N of them (CI: 12, from
+// seed 20261201); WORKFLOW_CHAOS_VERBOSE=1 prints one line per run.
 import { actionScenario, SeededRandom, startActionService, startFaultProxy, startTestAgent, type FaultProxy, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../src/index.js';
 import { formatTree, startWorkflow, type Workflow } from '../src/orchestrate-entry.js';
 
 const RUNS = Number(process.env['WORKFLOW_CHAOS_RUNS'] ?? 12);
-const BASE_SEED = 20261201;
+const BASE_SEED = Number(process.env['WORKFLOW_CHAOS_SEED'] ?? 20261201);
 
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
