@@ -3,12 +3,17 @@
 // deterministic test, and checks that the core test project now FAILS on each (and passes again
 // once it is removed). A mutant that survives, or a line that is no longer in the code, fails the run.
 // Each mutant is applied to the working tree and always restored (also on Ctrl-C).
+// `--only TEXT` runs the mutants whose name contains TEXT (e.g. `pnpm mutants --only workflow`).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const task = (file) => `${root}packages/core/src/task/${file}`;
+const orchestrate = (file) => `${root}packages/core/src/orchestrate/${file}`;
+/** The tests an engine mutant must fail (the default) and the ones an orchestrator mutant must fail. */
+const ENGINE_TESTS = ['packages/core/src/task/', 'packages/core/test/engine-', 'packages/core/test/lost-send'];
+const WORKFLOW_TESTS = ['packages/core/test/orchestrate'];
 
 /** The bugs, each as one line of today's code and the line that plants the bug. */
 const MUTANTS = [
@@ -72,6 +77,34 @@ const MUTANTS = [
     from: '  await follower.stored;',
     to: '',
   },
+  {
+    name: 'workflow: a late result of superseded work adopted',
+    file: orchestrate('workflow.ts'),
+    from: '    if (attempt.rejectedReason !== undefined || !current) {',
+    to: '    if (!current) {',
+    tests: WORKFLOW_TESTS,
+  },
+  {
+    name: 'workflow: a send in flight when an update supersedes it not asked to stop',
+    file: orchestrate('workflow.ts'),
+    from: "    if (attempt.rejectedReason !== undefined) {\n      await this.requestCancel(node, attempt, 'workflow',",
+    to: "    if (false) {\n      await this.requestCancel(node, attempt, 'workflow',",
+    tests: WORKFLOW_TESTS,
+  },
+  {
+    name: 'workflow: an action whose outcome is unknown performed again without a lookup',
+    file: orchestrate('workflow.ts'),
+    from: "    if (entry && (entry.outcome === 'unknown' || entry.outcome === 'unresolved' || entry.outcome === 'intended')) {",
+    to: '    if (false) {',
+    tests: WORKFLOW_TESTS,
+  },
+  {
+    name: 'workflow: a restart ignores the stored record and runs every hop again',
+    file: orchestrate('workflow.ts'),
+    from: '  let record = await store.load(options.id);',
+    to: '  let record = (await store.load(options.id)) && undefined;',
+    tests: WORKFLOW_TESTS,
+  },
 ];
 
 const originals = new Map();
@@ -84,10 +117,10 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-function runCore() {
-  // The engine's deterministic tests: its unit tests and the scripted-agent tests on a manual clock.
-  // vitest from the workspace's own bin: no global pnpm needed.
-  const result = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', 'core', '--reporter', 'dot', 'packages/core/src/task/', 'packages/core/test/engine-', 'packages/core/test/lost-send'], {
+function runCore(tests = ENGINE_TESTS) {
+  // The engine's deterministic tests (its unit tests and the scripted-agent tests on a manual clock), or
+  // the workflow tests for an orchestrator mutant. vitest from the workspace's own bin: no global pnpm needed.
+  const result = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', 'core', '--reporter', 'dot', ...tests], {
     cwd: root,
     encoding: 'utf8',
   });
@@ -96,7 +129,10 @@ function runCore() {
   return { ok: result.status === 0, failed: failed === undefined ? 0 : Number(failed), output };
 }
 
-const baseline = runCore();
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+const selected = MUTANTS.filter((m) => only === undefined || m.name.includes(only));
+const baseline = runCore([...ENGINE_TESTS, ...WORKFLOW_TESTS]);
 if (!baseline.ok) {
   console.error(`${baseline.output.slice(-4000)}\n✖ the core tests fail without any mutant: fix them first`);
   process.exit(1);
@@ -104,7 +140,7 @@ if (!baseline.ok) {
 let survivors = 0;
 const rows = [];
 try {
-  for (const mutant of MUTANTS) {
+  for (const mutant of selected) {
     const text = readFileSync(mutant.file, 'utf8');
     const at = text.indexOf(mutant.from);
     if (at < 0 || text.indexOf(mutant.from, at + 1) >= 0) {
@@ -114,7 +150,7 @@ try {
     }
     originals.set(mutant.file, text);
     writeFileSync(mutant.file, text.replace(mutant.from, mutant.to));
-    const run = runCore();
+    const run = runCore(mutant.tests);
     restoreAll();
     if (run.ok) {
       survivors++;
@@ -128,7 +164,7 @@ try {
 }
 console.log(rows.join('\n'));
 if (survivors > 0) {
-  console.error(`✖ ${survivors} of ${MUTANTS.length} mutants survived the deterministic tests`);
+  console.error(`✖ ${survivors} of ${selected.length} mutants survived the deterministic tests`);
   process.exit(1);
 }
-console.log(`✔ all ${MUTANTS.length} mutants fail a deterministic test`);
+console.log(`✔ all ${selected.length} mutants fail a deterministic test`);

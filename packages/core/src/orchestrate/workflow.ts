@@ -958,8 +958,14 @@ export class Workflow {
   ): Promise<void> {
     const key = `${node.id}#${attempt.n}`;
     const taskId = attempt.taskId as string;
-    if (how.state) this.stopping.set(key, how.state);
     const seenBefore = attempt.taskState;
+    if (attempt.endedAt !== undefined) {
+      // Its task ended before the request could go out (a short task answered all at once): nothing to ask.
+      attempt.cancel = { by, reason, requestedAt: this.iso(), outcome: 'already-final', ...(seenBefore ? { state: seenBefore } : {}) };
+      await this.save();
+      return;
+    }
+    if (how.state) this.stopping.set(key, how.state);
     attempt.cancel = { by, reason, requestedAt: this.iso(), outcome: 'requested' };
     const asks = this.record.ledger.filter((e) => e.operation === 'CancelTask' && e.node === node.id).length;
     const entry = addEntry(this.record, this.iso(), {
