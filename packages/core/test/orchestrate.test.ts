@@ -404,6 +404,30 @@ describe('cancel propagation', () => {
     expect(summary.record.ledger.filter((e) => e.operation === 'CancelTask')).toHaveLength(3);
   });
 
+  it('a workflow whose every node was cancelled node by node ends canceled, not failed', async () => {
+    const obedient = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    const flow = await run({
+      id: 'w-all-cancelled',
+      goal: 'g',
+      agents: { a: obedient.client },
+      hops: [
+        { id: 'top', agent: 'a', input: () => 'x' },
+        { id: 'below', agent: 'a', parent: 'top', dependsOn: ['top'], input: () => 'y' },
+      ],
+    });
+    for await (const e of flow.events()) if (e.type === 'node' && e.taskId !== undefined) break;
+    await flow.cancel({ node: 'top', by: 'frank', reason: 'not needed' });
+    const summary = await flow.done();
+    expect(summary.state).toBe('canceled');
+    expect(summary.record.cancel).toBeUndefined();
+  });
+
   it('an agent that holds the cancel request open does not hold the workflow: the request is bounded and stays "requested"', async () => {
     const holder = await agent(
       {

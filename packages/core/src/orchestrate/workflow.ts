@@ -883,7 +883,8 @@ export class Workflow {
     this.live.clear();
     const nodes = Object.values(this.record.nodes);
     const required = this.options.hops.filter((h) => h.required !== false).map((h) => this.node(h.id));
-    this.record.state = this.record.cancel
+    const cancelledOnly = nodes.every((n) => n.state === 'canceled' || n.state === 'cancel-requested');
+    this.record.state = this.record.cancel || cancelledOnly
       ? 'canceled'
       : this.failing !== undefined
         ? 'failed'
