@@ -67,10 +67,12 @@ describe.skipIf(!available)('two processes sharing Redis', () => {
       await new Promise((resolve) => setTimeout(resolve, 100)); // the detached handles release their leases
 
       const script = await bundledChild();
+      // A starts first and B once A drives some tasks: started together, a B that happened to start faster
+      // could take every task before A asked, and there would be nothing of A's to hand over.
       const a = worker(script, [agent.origin, redis.url, prefix, 'worker-a']);
-      const b = worker(script, [agent.origin, redis.url, prefix, 'worker-b']);
-      // Kill A once it drives some tasks, mid-run.
       for (let i = 0; i < 750 && a.lines.filter((l) => l.kind === 'follow').length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      const b = worker(script, [agent.origin, redis.url, prefix, 'worker-b']);
+      // Kill A mid-run.
       await new Promise((resolve) => setTimeout(resolve, 500));
       const killedAt = Date.now();
       a.child.kill('SIGKILL');
