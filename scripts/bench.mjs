@@ -14,9 +14,11 @@
 //      fault proxy: cut → next app event and → `live`; the delays the engine chose; requests per cut.
 //   4. Push receiver (scripts/bench/push.mjs): verified pushes per second and p50/p99 latency for
 //      token, JWT (ES256) and HMAC; heap and what it holds under a flood with a stuck subscriber.
+//   5. Hostile input (scripts/bench/hostile.mjs): one call on 64 KB … 1 MB of markup-like or CR-only
+//      text (SSE events, error pages, unary replies), ms per size and the growth per doubling (linear ≈ 2×).
 // Every client gets an undici pool of 2,048 sockets per origin (Tether's node default is 1,024).
 // Prints tables; writes everything to bench/results.json (git-ignored).
-//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume,push]   (or: pnpm bench push)
+//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume,push,hostile]   (or: pnpm bench push)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -48,6 +50,7 @@ const { checkFrames } = await import('./bench/check-frames.mjs');
 const { LONG_TASK, SHORT_TASK, heapPerOpenTask, heapSlope } = await import('./bench/heap.mjs');
 const { resumeLatency } = await import('./bench/resume.mjs');
 const { pushVerify, pushFlood } = await import('./bench/push.mjs');
+const { hostileTimings } = await import('./bench/hostile.mjs');
 const { round, startFirehoseProcess, table } = await import('./bench/util.mjs');
 
 const args = process.argv.slice(2);
@@ -73,6 +76,7 @@ const CONFIG = {
     verify: { pushes: quick ? 2_000 : 10_000, concurrency: 32, tasks: 100 },
     flood: { pushes: quick ? 5_000 : 20_000, tasks: 10, maxQueue: 1_000, concurrency: 32 },
   },
+  hostile: { sizes: [64, 128, 256, 512, 1024].map((kib) => kib * 1024), rounds: quick ? 5 : 15 },
 };
 
 const startedAt = Date.now();
@@ -183,6 +187,16 @@ if (runs('push')) {
     results.push.flood = await pushFlood(CONFIG.push.flood);
   } catch (error) {
     errors.push(`push flood: ${error?.stack ?? error}`);
+  }
+}
+
+// 5. Hostile input -------------------------------------------------------------------------------
+if (runs('hostile')) {
+  log(`hostile input: ${CONFIG.hostile.sizes.length} sizes × fastest of ${CONFIG.hostile.rounds} calls per case`);
+  try {
+    results.hostile = await hostileTimings(CONFIG.hostile);
+  } catch (error) {
+    errors.push(`hostile input: ${error?.stack ?? error}`);
   }
 }
 results.totalSeconds = round((Date.now() - startedAt) / 1000, 1);
@@ -316,6 +330,17 @@ if (results.push) {
         [['stuck subscriber', num(f.pushes), f.tasks, num(f.maxQueue), num(f.heapDeltaKb), f.held.heldNotices, num(f.held.pendingPushes), JSON.stringify(f.statuses)]],
       ),
     );
+  }
+}
+
+if (results.hostile) {
+  console.log(
+    `\n5. HOSTILE INPUT — one call through the built core's public API (in-memory fetch: only Tether's work), ` +
+      `fastest of ${CONFIG.hostile.rounds} calls; ×/doubling = growth per doubling of the input (linear ≈ 2×, quadratic ≈ 4×)`,
+  );
+  for (const c of results.hostile) {
+    console.log(`   ${c.name}`);
+    console.log(table(['size', 'ms', '×/doubling'], c.rows.map((r) => [kb(r.size), r.ms.toFixed(2), x(r.perDoubling)])));
   }
 }
 

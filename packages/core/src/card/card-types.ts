@@ -66,6 +66,10 @@ export type SecurityScheme =
 /**
  * One acceptable combination of schemes: every scheme named here must be satisfied (AND),
  * mapped to the scopes it needs. A card's list of requirements is an OR.
+ *
+ * The agent chooses the names, so this is an object without a prototype: a scheme named
+ * `__proto__` or `constructor` is an own key like any other (read it with `Object.keys` or
+ * `Object.hasOwn`, not `in`).
  */
 export type SecurityRequirement = Record<string, string[]>;
 
@@ -96,6 +100,7 @@ export interface AgentCard {
   /** Every interface the card lists, in the card's order (first is the agent's preference). */
   interfaces: AgentInterface[];
   capabilities: AgentCapabilities;
+  /** By name; an object without a prototype, like each {@link SecurityRequirement}. */
   securitySchemes: Record<string, SecurityScheme>;
   securityRequirements: SecurityRequirement[];
   defaultInputModes: string[];

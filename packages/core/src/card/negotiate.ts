@@ -10,6 +10,11 @@ export interface NegotiationPreferences {
 }
 
 const ALL_BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON'];
+const MAX_LISTED = 8;
+
+function clip(text: string, max = 120): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
 const ALL_VERSIONS: ProtocolVersion[] = ['1.0', '0.3'];
 
 /**
@@ -39,10 +44,12 @@ export function negotiate(card: AgentCard, preferences: NegotiationPreferences =
         a.index - b.index,
     );
   if (candidates.length === 0) {
-    const offered = card.interfaces.map((i) => `${i.binding} v${i.protocolVersion} at ${i.url}`).join('; ');
+    // The card is the agent's text: the message shows a bounded part of it.
+    const shown = card.interfaces.slice(0, MAX_LISTED).map((i) => clip(`${i.binding} v${i.protocolVersion} at ${i.url}`));
+    if (card.interfaces.length > MAX_LISTED) shown.push(`${card.interfaces.length - MAX_LISTED} more`);
     throw new TetherError(
       'NO_COMPATIBLE_INTERFACE',
-      `agent "${card.name}" offers ${offered || 'nothing'}; this client speaks ${bindings.join('/')} at v${versions.join('/v')}`,
+      `agent "${clip(card.name)}" offers ${shown.join('; ') || 'nothing'}; this client speaks ${bindings.join('/')} at v${versions.join('/v')}`,
       { operation: 'negotiate' },
     );
   }

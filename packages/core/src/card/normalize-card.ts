@@ -8,7 +8,7 @@ import type {
   SecurityScheme,
 } from './card-types.js';
 import { wireCard, type WireCard } from './card-shape.js';
-import { entries, plain, problem } from '../protocol/check.js';
+import { plain, problem } from '../protocol/check.js';
 import { isObject } from '../util/is-object.js';
 
 /** `0.3.0` → `0.3`, `1` → `1.0`; anything unparsable is kept as is (and will not match). */
@@ -17,31 +17,46 @@ export function majorMinor(version: string): string {
   return match ? `${match[1]}.${match[2] ?? '0'}` : version;
 }
 
-const BINDINGS: Record<string, string> = {
-  JSONRPC: 'JSONRPC',
-  'JSON-RPC': 'JSONRPC',
-  'HTTP+JSON': 'HTTP+JSON',
-  REST: 'HTTP+JSON',
-  GRPC: 'GRPC',
-};
+const BINDINGS = new Map([
+  ['JSONRPC', 'JSONRPC'],
+  ['JSON-RPC', 'JSONRPC'],
+  ['HTTP+JSON', 'HTTP+JSON'],
+  ['REST', 'HTTP+JSON'],
+  ['GRPC', 'GRPC'],
+]);
 
 /** Binding names are compared case-insensitively; custom binding URIs are kept as they are. */
 export function normalizeBinding(binding: string): string {
-  return BINDINGS[binding.toUpperCase()] ?? binding;
+  return BINDINGS.get(binding.toUpperCase()) ?? binding;
 }
 
 type Json = Record<string, unknown>;
 
+/** `CARD_INVALID` naming where, in the words the shape checks use (`… invalid at skills.0.tags.1: expected string`). */
+function invalid(where: (string | number)[], problem: string, base: string | undefined): TetherError {
+  const path = where.map((key) => (typeof key === 'string' && key.length > 64 ? `${key.slice(0, 64)}…` : key)).join('.');
+  return new TetherError('CARD_INVALID', `the agent card is invalid at ${path}: ${problem}`, { operation: 'GetAgentCard', url: base });
+}
+
+/** A record keyed by names the card chooses: no prototype, so a name like `__proto__` or `constructor` is only data. */
+function byName<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function flow(value: unknown): OAuthFlow | undefined {
+function flow(value: unknown, where: (string | number)[], base: string | undefined): OAuthFlow | undefined {
   if (!isObject(value)) return undefined;
-  const scopes = isObject(value['scopes'])
-    ? Object.fromEntries(Object.entries(value['scopes']).map(([k, v]) => [k, String(v)]))
-    : {};
+  const scopes: Record<string, string> = {};
+  if (isObject(value['scopes'])) {
+    for (const [name, description] of Object.entries(value['scopes'])) {
+      if (typeof description !== 'string') throw invalid([...where, 'scopes', name], 'expected string', base);
+      // An own key even when it is `__proto__` (as JSON.parse makes it).
+      Object.defineProperty(scopes, name, { value: description, enumerable: true, writable: true, configurable: true });
+    }
+  }
   const out: OAuthFlow = { scopes };
   for (const key of ['authorizationUrl', 'deviceAuthorizationUrl', 'tokenUrl', 'refreshUrl'] as const) {
     const v = str(value[key]);
@@ -50,19 +65,27 @@ function flow(value: unknown): OAuthFlow | undefined {
   return out;
 }
 
-/** v1 oneof wrappers (`httpAuthSecurityScheme` …) and v0.3 OpenAPI shapes (`{type: 'http'}` …). */
-function securityScheme(value: Json): SecurityScheme | undefined {
-  const v1Key = Object.keys(value).find((k) => k.endsWith('SecurityScheme') && isObject(value[k]));
-  const body: Json = v1Key ? (value[v1Key] as Json) : value;
-  const type = v1Key
-    ? {
-        apiKeySecurityScheme: 'apiKey',
-        httpAuthSecurityScheme: 'http',
-        oauth2SecurityScheme: 'oauth2',
-        openIdConnectSecurityScheme: 'openIdConnect',
-        mtlsSecurityScheme: 'mutualTLS',
-      }[v1Key]
-    : str(value['type']);
+/** The v1 oneof wrappers of a security scheme and the type each stands for. */
+const SCHEME_WRAPPERS = new Map([
+  ['apiKeySecurityScheme', 'apiKey'],
+  ['httpAuthSecurityScheme', 'http'],
+  ['oauth2SecurityScheme', 'oauth2'],
+  ['openIdConnectSecurityScheme', 'openIdConnect'],
+  ['mtlsSecurityScheme', 'mutualTLS'],
+]);
+
+/**
+ * v1 oneof wrappers (`httpAuthSecurityScheme` …) and v0.3 OpenAPI shapes (`{type: 'http'}` …).
+ * `undefined` for a scheme of a type this client does not know (or without what it needs).
+ */
+function securityScheme(value: unknown, where: (string | number)[], base: string | undefined): SecurityScheme | undefined {
+  if (!isObject(value)) throw invalid(where, 'expected record', base);
+  const wrappers = Object.keys(value).filter((key) => SCHEME_WRAPPERS.has(key) && isObject(value[key]));
+  if (wrappers.length > 1) throw invalid(where, `more than one of ${wrappers.join(', ')}`, base);
+  const v1Key = wrappers[0];
+  const body: Json = v1Key === undefined ? value : (value[v1Key] as Json);
+  const type = v1Key === undefined ? str(value['type']) : SCHEME_WRAPPERS.get(v1Key);
+  const inner = v1Key === undefined ? where : [...where, v1Key];
   const description = str(body['description']);
   const common = description === undefined ? {} : { description };
   switch (type) {
@@ -82,7 +105,7 @@ function securityScheme(value: Json): SecurityScheme | undefined {
       const flows: Extract<SecurityScheme, { type: 'oauth2' }>['flows'] = {};
       const raw = isObject(body['flows']) ? body['flows'] : {};
       for (const key of ['authorizationCode', 'clientCredentials', 'deviceCode', 'implicit', 'password'] as const) {
-        const f = flow(raw[key]);
+        const f = flow(raw[key], [...inner, 'flows', key], base);
         if (f) flows[key] = f;
       }
       const metadataUrl = str(body['oauth2MetadataUrl']);
@@ -99,17 +122,58 @@ function securityScheme(value: Json): SecurityScheme | undefined {
   }
 }
 
-/** v1 `[{schemes: {name: {list: [scopes]}}}]` and v0.3 `[{name: [scopes]}]`. */
-function requirements(list: Json[] | null | undefined): SecurityRequirement[] {
-  return (list ?? []).map((entry) => {
-    const source = isObject(entry['schemes']) ? entry['schemes'] : entry;
-    const out: SecurityRequirement = {};
-    for (const [name, scopes] of entries(source)) {
-      const values = Array.isArray(scopes) ? scopes : isObject(scopes) && Array.isArray(scopes['list']) ? scopes['list'] : [];
-      out[name] = values.map(String);
+/** What is wrong inside a value, relative to it (the caller knows where the value is). */
+interface Problem {
+  readonly at: (string | number)[];
+  readonly expected: string;
+}
+
+/** The scopes of one scheme in a requirement: v0.3 `[scopes]`, v1 `{list: [scopes]}`; absent or `null` is none. */
+function scopesOf(value: unknown): string[] | Problem {
+  const v1 = isObject(value);
+  const list = v1 ? (value['list'] ?? []) : (value ?? []);
+  const at = v1 ? ['list'] : [];
+  if (!Array.isArray(list)) return { at, expected: 'array' };
+  // Checked item by item, never converted: a nested list or `{toString: …}` is not a scope.
+  for (let i = 0; i < list.length; i++) if (typeof list[i] !== 'string') return { at: [...at, i], expected: 'string' };
+  return list as string[];
+}
+
+/**
+ * v1 `[{schemes: {name: {list: [scopes]}}}]` and v0.3 `[{name: [scopes]}]`. Every scheme a
+ * requirement names is kept — `__proto__` too: a requirement that loses a scheme asks for less.
+ */
+function requirements(list: Json[], where: (string | number)[], base: string | undefined): SecurityRequirement[] {
+  return list.map((entry, i) => {
+    const v1 = isObject(entry['schemes']);
+    if (v1 && Object.keys(entry).length > 1) throw invalid([...where, i], 'a v1 requirement has only schemes', base);
+    const source = (v1 ? entry['schemes'] : entry) as Json;
+    const out = byName<string[]>();
+    for (const name of Object.keys(source)) {
+      const scopes = scopesOf(source[name]);
+      if (!Array.isArray(scopes)) throw invalid([...where, i, ...(v1 ? ['schemes'] : []), name, ...scopes.at], `expected ${scopes.expected}`, base);
+      out[name] = scopes;
     }
     return out;
   });
+}
+
+interface RequirementLists {
+  securityRequirements?: Json[] | null | undefined;
+  security?: Json[] | null | undefined;
+}
+
+/**
+ * The requirements of a card or a skill: v1 `securityRequirements` or v0.3 `security`. An empty
+ * list is unset (ProtoJSON); a hybrid card may carry both, and then they must say the same.
+ */
+function requirementsOf(holder: RequirementLists, where: (string | number)[], base: string | undefined): SecurityRequirement[] {
+  const v1 = requirements(holder.securityRequirements ?? [], [...where, 'securityRequirements'], base);
+  const v03 = requirements(holder.security ?? [], [...where, 'security'], base);
+  if (v1.length > 0 && v03.length > 0 && JSON.stringify(v1) !== JSON.stringify(v03)) {
+    throw invalid([...where, 'security'], 'securityRequirements and security differ', base);
+  }
+  return v1.length > 0 ? v1 : v03;
 }
 
 /**
@@ -118,13 +182,7 @@ function requirements(list: Json[] | null | undefined): SecurityRequirement[] {
  */
 export function normalizeCard(raw: unknown, base?: string): AgentCard {
   const issue = wireCard(raw);
-  if (issue) {
-    const where = issue.path.join('.') || 'card';
-    throw new TetherError('CARD_INVALID', `the agent card is invalid at ${where}: ${problem(issue)}`, {
-      operation: 'GetAgentCard',
-      url: base,
-    });
-  }
+  if (issue) throw invalid(issue.path.length > 0 ? issue.path : ['card'], problem(issue), base);
   return cardFromWire(raw as WireCard, raw, base);
 }
 
@@ -134,7 +192,8 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
     try {
       return new URL(url, base).href;
     } catch {
-      throw new TetherError('CARD_INVALID', `the agent card lists an invalid URL: ${url}`, { operation: 'GetAgentCard', url: base });
+      const shown = url.length > 200 ? `${url.slice(0, 200)}… (${url.length} characters)` : url;
+      throw new TetherError('CARD_INVALID', `the agent card lists an invalid URL: ${shown}`, { operation: 'GetAgentCard', url: base });
     }
   };
   const topVersion = wire.protocolVersion ? majorMinor(wire.protocolVersion) : undefined;
@@ -172,9 +231,10 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
     });
   }
   const caps = wire.capabilities ?? {};
-  const schemes: Record<string, SecurityScheme> = {};
-  for (const [name, value] of entries(wire.securitySchemes ?? {})) {
-    const scheme = securityScheme(value);
+  const schemes = byName<SecurityScheme>();
+  // Every name, `__proto__` included (the shape check skips that key: it is checked here).
+  for (const [name, value] of Object.entries(wire.securitySchemes ?? {})) {
+    const scheme = securityScheme(value, ['securitySchemes', name], base);
     if (scheme) schemes[name] = scheme;
   }
   const card: AgentCard = {
@@ -194,10 +254,10 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
       })),
     },
     securitySchemes: schemes,
-    securityRequirements: requirements(wire.securityRequirements ?? wire.security),
+    securityRequirements: requirementsOf(wire, [], base),
     defaultInputModes: wire.defaultInputModes ?? [],
     defaultOutputModes: wire.defaultOutputModes ?? [],
-    skills: (wire.skills ?? []).map((s) => ({
+    skills: (wire.skills ?? []).map((s, i) => ({
       id: s.id,
       name: s.name,
       description: s.description ?? '',
@@ -205,9 +265,7 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
       ...(s.examples ? { examples: s.examples } : {}),
       ...(s.inputModes ? { inputModes: s.inputModes } : {}),
       ...(s.outputModes ? { outputModes: s.outputModes } : {}),
-      ...(s.securityRequirements || s.security
-        ? { securityRequirements: requirements(s.securityRequirements ?? s.security) }
-        : {}),
+      ...(s.securityRequirements || s.security ? { securityRequirements: requirementsOf(s, ['skills', i], base) } : {}),
     })),
     signatures: (wire.signatures ?? []).map((s) => ({
       protected: s.protected,

@@ -14,7 +14,7 @@ export interface ParsedAgentError {
 function findReason(details: unknown): string | undefined {
   if (!Array.isArray(details)) return undefined;
   for (const d of details) {
-    if (isObject(d) && typeof d['reason'] === 'string' && String(d['@type'] ?? '').endsWith('ErrorInfo')) {
+    if (isObject(d) && typeof d['reason'] === 'string' && typeof d['@type'] === 'string' && d['@type'].endsWith('ErrorInfo')) {
       return d['reason'];
     }
   }

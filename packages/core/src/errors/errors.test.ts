@@ -105,3 +105,32 @@ describe('parseAgentError', () => {
     expect(parsed && createA2AError(parsed.a2aCode, parsed.message)).toBeInstanceOf(VersionNotSupportedError);
   });
 });
+
+describe('hostile error bodies and huge values (issue 10)', () => {
+  it('keeps a message bounded, saying how long it was, whatever the detail quotes', () => {
+    const error = new TetherError('INVALID_RESPONSE', `bad: ${'x'.repeat(6_300_000)}`, { operation: 'GetTask', method: 'GET', url: 'https://a/t' });
+    expect(error.message.length).toBeLessThan(4_200);
+    expect(error.message.startsWith('GetTask GET https://a/t: bad: xxx')).toBe(true);
+    expect(error.message).toMatch(/… \(6300030 characters\)$/);
+    expect(new TetherError('INVALID_RESPONSE', 'short').message).toBe('short');
+  });
+
+  it('does not cut a message inside a surrogate pair', () => {
+    const message = new TetherError('INVALID_RESPONSE', `a${'😀'.repeat(5_000)}`).message;
+    expect(message).toMatch(/^a(😀)+… \(10001 characters\)$/u);
+  });
+
+  it('bounds an agent’s huge error message but keeps it whole in agentMessage', () => {
+    const error = createA2AError(-32603, 'y'.repeat(1_000_000), { inStream: true });
+    expect(error.message.length).toBeLessThan(4_200);
+    expect(error.agentMessage).toHaveLength(1_000_000);
+  });
+
+  // Regression: `String(d['@type'])` threw TypeError ("Cannot convert object to primitive value").
+  it('reads details whose @type is not a string without throwing', () => {
+    const body = { error: { code: 400, message: 'gone', details: [{ '@type': { toString: 1 }, reason: 'TASK_NOT_FOUND' }] } };
+    expect(parseAgentError(body)).toMatchObject({ a2aCode: -32001, reason: 'TASK_NOT_FOUND' });
+    const nullProto = Object.assign(Object.create(null) as object, { reason: 'TASK_NOT_FOUND' });
+    expect(parseAgentError({ error: { code: 400, details: [Object.assign(Object.create(null) as object, { '@type': nullProto })] } })).toBeUndefined();
+  });
+});

@@ -143,6 +143,21 @@ function defaultRetryable(code: TetherErrorCode, status: number | undefined): bo
   }
 }
 
+/**
+ * The longest error message, in characters. A message quotes what the agent sent (ids, kinds, its own
+ * error message), and an agent may send megabytes: past this the message is cut, saying how long it
+ * was. Whole values stay available on the error (`agentMessage`, `data`, `cause`).
+ */
+const MAX_MESSAGE_LENGTH = 4096;
+
+function bounded(message: string): string {
+  if (message.length <= MAX_MESSAGE_LENGTH) return message;
+  // Not between the two halves of a surrogate pair.
+  const high = message.charCodeAt(MAX_MESSAGE_LENGTH - 1);
+  const cut = high >= 0xd800 && high <= 0xdbff ? MAX_MESSAGE_LENGTH - 1 : MAX_MESSAGE_LENGTH;
+  return `${message.slice(0, cut)}… (${message.length} characters)`;
+}
+
 function describe(context: ErrorContext): string {
   const where = [context.operation, context.method, context.url].filter(Boolean).join(' ');
   const status = context.status === undefined ? '' : ` → HTTP ${context.status}`;
@@ -152,7 +167,8 @@ function describe(context: ErrorContext): string {
 /**
  * The base class of every error Tether throws.
  *
- * Its message names the operation, HTTP method, URL and status. `instanceof` works even when
+ * Its message names the operation, HTTP method, URL and status; past 4096 characters it is cut,
+ * saying how long it was. `instanceof` works even when
  * two copies of the package are loaded (the check uses a `Symbol.for` brand, not identity).
  */
 export class TetherError extends Error {
@@ -179,7 +195,7 @@ export class TetherError extends Error {
   readonly maybeDelivered: boolean;
 
   constructor(code: TetherErrorCode, detail: string, options: TetherErrorOptions = {}) {
-    super(`${describe(options)}${detail}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(bounded(`${describe(options)}${detail}`), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = (new.target as typeof TetherError).errorName;
     this.code = code;
     this.operation = options.operation;

@@ -12,7 +12,7 @@ import type {
   TaskState,
   TaskStatus,
 } from '../model/types.js';
-import { DecodeError } from './decode-error.js';
+import { DecodeError, quote } from './decode-error.js';
 import type { Dialect } from './dialect.js';
 import {
   wireArtifactUpdate,
@@ -82,12 +82,28 @@ export function decodeState(value: string | number): TaskState {
 function decodeRole(value: string | number, path: string): Role {
   if (value === 'user' || value === 'ROLE_USER' || value === 1) return 'user';
   if (value === 'agent' || value === 'ROLE_AGENT' || value === 2) return 'agent';
-  throw new DecodeError(`unknown role ${JSON.stringify(value)}`, path);
+  throw new DecodeError(`unknown role ${quote(value)}`, path);
 }
 
 /** ProtoJSON writers may emit `""` for unset strings; the model uses `undefined`. */
 function opt(value: string | null | undefined): string | undefined {
   return value === null || value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The one value of a model field the wire may write under several names (`uri` / `fileWithUri` …):
+ * unset names (`''`, `null`) are skipped, the same value twice is one value, and two different
+ * values are ambiguous — an error, never a silent pick.
+ */
+function oneOf(path: string, named: Record<string, string | null | undefined>): string | undefined {
+  let found: [string, string] | undefined;
+  for (const [name, raw] of Object.entries(named)) {
+    const value = opt(raw);
+    if (value === undefined) continue;
+    if (found !== undefined && found[1] !== value) throw new DecodeError(`${found[0]} and ${name} differ`, path);
+    found ??= [name, value];
+  }
+  return found?.[1];
 }
 
 function optMeta(value: Metadata | null | undefined): Metadata | undefined {
@@ -98,51 +114,104 @@ function optList(value: string[] | null | undefined): string[] | undefined {
   return value && value.length > 0 ? value : undefined;
 }
 
-function withCommon<T extends Part>(part: T, wire: WirePart, mediaType?: string | null, filename?: string | null): T {
+function withCommon<T extends Part>(part: T, wire: WirePart, mediaType: string | undefined, filename: string | undefined): T {
   const meta = optMeta(wire.metadata);
-  const media = opt(mediaType ?? wire.mediaType);
-  const name = opt(filename ?? wire.filename);
   if (meta !== undefined) part.metadata = meta;
-  if (media !== undefined) part.mediaType = media;
-  if (name !== undefined) part.filename = name;
+  if (mediaType !== undefined) part.mediaType = mediaType;
+  if (filename !== undefined) part.filename = filename;
   return part;
 }
 
-function decodePart(wire: WirePart, dialect: Dialect, path: string): Part {
-  const kind = opt(wire.kind);
-  if (kind === 'text' || (kind === undefined && typeof wire.text === 'string')) {
-    if (typeof wire.text !== 'string') throw new DecodeError('text part without text', path);
-    return withCommon({ kind: 'text', text: wire.text }, wire);
+type Member = 'text' | 'data' | 'file' | 'url' | 'raw';
+const MEMBERS: readonly Member[] = ['text', 'data', 'file', 'url', 'raw'];
+
+/**
+ * Whether a content member of a part carries a value. A part is a oneof: two set is ambiguous.
+ * `''` and `null` are unset (how lenient ProtoJSON writers send defaults), except that `data` may
+ * be any JSON value but `null`.
+ */
+function isSet(wire: WirePart, member: Member): boolean {
+  switch (member) {
+    case 'data':
+      return wire.data !== undefined && wire.data !== null;
+    case 'file':
+      return Boolean(wire.file);
+    default:
+      return Boolean(wire[member]);
   }
-  if (kind === 'data' || (kind === undefined && wire.data !== undefined)) {
-    // v0.3 proto wraps the object once more: `{data: {data: {...}}}`.
-    let data = wire.data;
-    if (dialect === 'v03-proto' && typeof data === 'object' && data !== null && 'data' in data) {
-      data = (data as { data: unknown }).data;
-    }
-    return withCommon({ kind: 'data', data }, wire);
-  }
-  if (kind === 'file' || (kind === undefined && wire.file)) {
-    const file = wire.file;
-    if (!file) throw new DecodeError('file part without file', path);
-    const uri = opt(file.uri ?? file.fileWithUri);
-    const bytes = opt(file.bytes ?? file.fileWithBytes);
-    const mediaType = file.mimeType ?? file.mediaType;
-    if (uri !== undefined) return withCommon({ kind: 'file', uri }, wire, mediaType, file.name);
-    if (bytes !== undefined) return withCommon({ kind: 'file', bytes }, wire, mediaType, file.name);
-    throw new DecodeError('file part has neither uri nor bytes', path);
-  }
-  if (kind === undefined && typeof wire.url === 'string') {
-    return withCommon({ kind: 'file', uri: wire.url }, wire);
-  }
-  if (kind === undefined && typeof wire.raw === 'string') {
-    return withCommon({ kind: 'file', bytes: wire.raw }, wire);
-  }
-  throw new DecodeError(`unknown part${kind ? ` kind ${JSON.stringify(kind)}` : ''}`, path);
 }
 
-function decodeParts(list: WirePart[] | null | undefined, dialect: Dialect, path: string): Part[] {
-  return (list ?? []).map((p, i) => decodePart(p, dialect, `${path}[${i}]`));
+/** Which member a part is made of: its `kind` (v0.3), else the one member set, else an empty one. */
+function memberOf(wire: WirePart, kind: string | undefined, path: string): Member {
+  const declared = kind === 'text' || kind === 'data' || kind === 'file' ? kind : undefined;
+  if (kind !== undefined && declared === undefined) throw new DecodeError(`unknown part kind ${quote(kind)}`, path);
+  let found: Member | undefined;
+  for (const member of MEMBERS) {
+    if (!isSet(wire, member)) continue;
+    if (declared !== undefined && member !== declared) throw new DecodeError(`a ${declared} part with ${member} too is ambiguous`, path);
+    if (found !== undefined) throw new DecodeError(`a part with ${found} and ${member} is ambiguous`, path);
+    found = member;
+  }
+  if (declared !== undefined) return declared;
+  if (found !== undefined) return found;
+  // Only unset members: an empty text or null data still is one.
+  if (typeof wire.text === 'string') return 'text';
+  if (wire.data !== undefined) return 'data';
+  if (typeof wire.url === 'string') return 'url';
+  if (typeof wire.raw === 'string') return 'raw';
+  throw new DecodeError('unknown part', path);
+}
+
+/** v0.3 proto wraps data once more (`{data: {data: …}}`); anything beside the inner `data` makes it ambiguous. */
+function unwrapProtoData(data: unknown, path: string): unknown {
+  if (!isObject(data) || !Object.hasOwn(data, 'data')) return data;
+  if (Object.keys(data).length > 1) {
+    throw new DecodeError('a v0.3 proto data part wraps its data as {data: …} with nothing beside it', `${path}.data`);
+  }
+  return data['data'];
+}
+
+function decodePart(wire: WirePart, dialect: Dialect, path: string): Part {
+  const mediaType = opt(wire.mediaType);
+  const filename = opt(wire.filename);
+  switch (memberOf(wire, opt(wire.kind), path)) {
+    case 'text':
+      if (typeof wire.text !== 'string') throw new DecodeError('text part without text', path);
+      return withCommon({ kind: 'text', text: wire.text }, wire, mediaType, filename);
+    case 'data': {
+      const data = dialect === 'v03-proto' ? unwrapProtoData(wire.data, path) : wire.data;
+      return withCommon({ kind: 'data', data }, wire, mediaType, filename);
+    }
+    case 'file': {
+      const file = wire.file;
+      if (!file) throw new DecodeError('file part without file', path);
+      const where = `${path}.file`;
+      const uri = oneOf(where, { uri: file.uri, fileWithUri: file.fileWithUri });
+      const bytes = oneOf(where, { bytes: file.bytes, fileWithBytes: file.fileWithBytes });
+      const media = oneOf(where, { mimeType: file.mimeType, mediaType: file.mediaType, 'the part\'s mediaType': wire.mediaType });
+      const name = oneOf(where, { name: file.name, 'the part\'s filename': wire.filename });
+      if (uri !== undefined && bytes !== undefined) throw new DecodeError('a file with both a uri and bytes is ambiguous', where);
+      if (uri !== undefined) return withCommon({ kind: 'file', uri }, wire, media, name);
+      if (bytes !== undefined) return withCommon({ kind: 'file', bytes }, wire, media, name);
+      throw new DecodeError('file part has neither uri nor bytes', path);
+    }
+    case 'url':
+      return withCommon({ kind: 'file', uri: wire.url ?? '' }, wire, mediaType, filename);
+    case 'raw':
+      return withCommon({ kind: 'file', bytes: wire.raw ?? '' }, wire, mediaType, filename);
+  }
+}
+
+function decodeParts(list: WirePart[], dialect: Dialect, path: string): Part[] {
+  return list.map((p, i) => decodePart(p, dialect, `${path}[${i}]`));
+}
+
+/** v1 `parts` or v0.3 proto `content`; an empty list is unset (ProtoJSON), two full ones are ambiguous. */
+function partsOf(wire: WireMessage, path: string): WirePart[] {
+  const parts = wire.parts ?? [];
+  const content = wire.content ?? [];
+  if (parts.length > 0 && content.length > 0) throw new DecodeError('both parts and content', path);
+  return parts.length > 0 ? parts : content;
 }
 
 /** A checked wire Message in the model (exported for the oracle test, like the other `…FromWire`). */
@@ -151,7 +220,7 @@ export function messageFromWire(wire: WireMessage, dialect: Dialect, path: strin
     kind: 'message',
     messageId: wire.messageId,
     role: decodeRole(wire.role, `${path}.role`),
-    parts: decodeParts(wire.parts ?? wire.content, dialect, `${path}.parts`),
+    parts: decodeParts(partsOf(wire, path), dialect, `${path}.parts`),
   };
   const contextId = opt(wire.contextId);
   const taskId = opt(wire.taskId);
@@ -168,7 +237,8 @@ export function messageFromWire(wire: WireMessage, dialect: Dialect, path: strin
 
 function statusFromWire(wire: WireStatus, dialect: Dialect, path: string): TaskStatus {
   const status: TaskStatus = { state: decodeState(wire.state) };
-  // v0.3 proto names the field `update` (json_name "message"); accept both.
+  // v0.3 proto names the field `update` (json_name "message"); accept either, not both.
+  if (wire.message && wire.update) throw new DecodeError('both message and update', path);
   const message = wire.message ?? wire.update;
   if (message) status.message = messageFromWire(message, dialect, `${path}.message`);
   const timestamp = opt(wire.timestamp);
@@ -231,6 +301,14 @@ export function decodeMessage(value: unknown, dialect: Dialect, path = 'message'
 
 const WRAPPER_KEYS = ['task', 'message', 'msg', 'statusUpdate', 'artifactUpdate'] as const;
 
+/** What a bare object without `kind` is, by the fields it has. */
+const INFERRED = [
+  { name: 'a message', fields: ['messageId', 'role'] },
+  { name: 'a task', fields: ['id', 'status'] },
+  { name: 'an artifact update', fields: ['taskId', 'artifact'] },
+  { name: 'a status update', fields: ['taskId', 'status'] },
+] as const;
+
 /**
  * Decodes one stream response: v1 `StreamResponse` (`{task|message|statusUpdate|artifactUpdate}`),
  * v0.3 proto `{task|msg|statusUpdate|artifactUpdate}`, or a bare v0.3 object with `kind`.
@@ -244,7 +322,10 @@ export function decodeStreamEvent(value: unknown, dialect: Dialect): StreamEvent
 export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): StreamEvent {
   if (!isObject(value)) throw new DecodeError('expected an object');
   const kind = value['kind'];
+  const present = WRAPPER_KEYS.filter((k) => value[k] !== undefined && value[k] !== null);
   if (typeof kind === 'string') {
+    // A bare v0.3 object has none of the wrappers' names: one beside it would be a second event.
+    if (present.length > 0) throw new DecodeError(`both kind and ${present.join(', ')}`);
     switch (kind) {
       case 'task':
         return decodeTaskWithSchemas(value, dialect);
@@ -255,10 +336,9 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
       case 'artifact-update':
         return decodeArtifactUpdate(value, dialect, 'artifactUpdate');
       default:
-        throw new DecodeError(`unknown kind ${JSON.stringify(kind)}`);
+        throw new DecodeError(`unknown kind ${quote(kind)}`);
     }
   }
-  const present = WRAPPER_KEYS.filter((k) => value[k] !== undefined && value[k] !== null);
   if (present.length === 1) {
     const key = present[0] as (typeof WRAPPER_KEYS)[number];
     const inner = value[key];
@@ -275,12 +355,21 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
     }
   }
   if (present.length > 1) throw new DecodeError(`more than one of ${present.join(', ')}`);
-  // Bare objects without `kind` (lenient servers): infer from the required fields.
-  if ('messageId' in value && 'role' in value) return decodeMessage(value, dialect);
-  if ('id' in value && 'status' in value) return decodeTask(value, dialect);
-  if ('taskId' in value && 'artifact' in value) return decodeArtifactUpdate(value, dialect, 'artifactUpdate');
-  if ('taskId' in value && 'status' in value) return decodeStatusUpdate(value, dialect, 'statusUpdate');
-  throw new DecodeError(`not a stream response (keys: ${Object.keys(value).slice(0, 8).join(', ') || 'none'})`);
+  // Bare objects without `kind` (lenient servers): inferred from the required fields, when only one fits.
+  const readings = INFERRED.filter(({ fields }) => fields.every((field) => Object.hasOwn(value, field)));
+  if (readings.length > 1) throw new DecodeError(`reads as both ${readings.map((r) => r.name).join(' and ')}`);
+  switch (readings[0]?.name) {
+    case 'a message':
+      return decodeMessage(value, dialect);
+    case 'a task':
+      return decodeTask(value, dialect);
+    case 'an artifact update':
+      return decodeArtifactUpdate(value, dialect, 'artifactUpdate');
+    case 'a status update':
+      return decodeStatusUpdate(value, dialect, 'statusUpdate');
+  }
+  const keys = Object.keys(value).slice(0, 8).map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key));
+  throw new DecodeError(`not a stream response (keys: ${keys.join(', ') || 'none'})`);
 }
 
 function decodeStatusUpdate(value: unknown, dialect: Dialect, path: string): StreamEvent {
@@ -333,8 +422,13 @@ export function pushConfigFromFlat(wire: WirePushConfigFlat, taskId: string | un
   if (token !== undefined) config.token = token;
   const auth = wire.authentication;
   if (auth) {
-    const schemes = auth.schemes && auth.schemes.length > 0 ? auth.schemes : auth.scheme ? [auth.scheme] : [];
-    config.authentication = { schemes };
+    // v1 names one `scheme`, v0.3 a list of `schemes`: both are fine when they agree.
+    const scheme = opt(auth.scheme);
+    const listed = auth.schemes ?? [];
+    if (scheme !== undefined && listed.length > 0 && !listed.includes(scheme)) {
+      throw new DecodeError('scheme is not one of schemes', 'pushConfig.authentication');
+    }
+    config.authentication = { schemes: listed.length > 0 ? listed : scheme !== undefined ? [scheme] : [] };
     const credentials = opt(auth.credentials);
     if (credentials !== undefined) config.authentication.credentials = credentials;
   }
@@ -346,8 +440,12 @@ function parseResourceName(name: string): { taskId?: string; id?: string } {
   const match = /^tasks\/([^/]+)(?:\/pushNotificationConfigs\/([^/]+))?$/.exec(name);
   if (!match) return {};
   const out: { taskId?: string; id?: string } = {};
-  if (match[1]) out.taskId = decodeURIComponent(match[1]);
-  if (match[2]) out.id = decodeURIComponent(match[2]);
+  try {
+    if (match[1]) out.taskId = decodeURIComponent(match[1]);
+    if (match[2]) out.id = decodeURIComponent(match[2]);
+  } catch {
+    throw new DecodeError('name is not a valid resource name (bad percent-encoding)', 'pushConfig.name');
+  }
   return out;
 }
 
@@ -362,8 +460,11 @@ export function decodePushConfig(value: unknown, fallbackTaskId?: string): PushN
 
 export function pushConfigFromNested(wire: WirePushConfigNested, fallbackTaskId?: string): PushNotificationConfig {
   const fromName = wire.name ? parseResourceName(wire.name) : {};
-  const config = pushConfigFromFlat(wire.pushNotificationConfig, opt(wire.taskId) ?? fromName.taskId ?? fallbackTaskId);
-  if (config.id === undefined && fromName.id !== undefined) config.id = fromName.id;
+  const inner = wire.pushNotificationConfig;
+  const taskId = oneOf('pushConfig', { taskId: wire.taskId, 'the task in name': fromName.taskId, 'pushNotificationConfig.taskId': inner.taskId });
+  const config = pushConfigFromFlat(inner, taskId ?? fallbackTaskId);
+  const id = oneOf('pushConfig', { 'pushNotificationConfig.id': inner.id, 'the id in name': fromName.id });
+  if (id !== undefined) config.id = id;
   return config;
 }
 

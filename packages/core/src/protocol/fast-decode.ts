@@ -217,15 +217,18 @@ export function fastTask(wire: unknown, dialect: Dialect): Task | undefined {
 export function fastStreamEvent(value: unknown, dialect: Dialect): StreamEvent | undefined {
   if (dialect === 'v03-proto' || !isJson(value)) return SLOW;
   const kind = value['kind'];
+  const task = value['task'];
+  const status = value['statusUpdate'];
+  const artifactWire = value['artifactUpdate'];
+  const message = value['message'] ?? value['msg'];
+  // A wrapper beside `kind` would be a second event: the shape checks say what is wrong.
+  if (kind !== undefined && !(absent(task) && absent(status) && absent(artifactWire) && absent(message))) return SLOW;
   if (kind === 'status-update') return statusUpdate(value);
   if (kind === 'artifact-update') return artifactUpdate(value);
   if (kind === 'task') return fastTask(value, dialect);
   if (kind !== undefined) return SLOW;
   // A v1 StreamResponse: exactly one of the wrappers.
-  if (!absent(value['message']) || !absent(value['msg'])) return SLOW;
-  const task = value['task'];
-  const status = value['statusUpdate'];
-  const artifactWire = value['artifactUpdate'];
+  if (!absent(message)) return SLOW;
   if (!absent(task)) return absent(status) && absent(artifactWire) ? fastTask(task, dialect) : SLOW;
   if (!absent(status)) return absent(artifactWire) ? statusUpdate(status) : SLOW;
   if (!absent(artifactWire)) return artifactUpdate(artifactWire);

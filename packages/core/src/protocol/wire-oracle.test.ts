@@ -188,7 +188,7 @@ function pushFlat(r: Rand): Json {
   maybe(r, out, 'authentication', () => {
     const auth: Json = {};
     maybe(r, auth, 'scheme', () => 'Bearer');
-    maybe(r, auth, 'schemes', () => r.pick([[], ['Basic']]));
+    maybe(r, auth, 'schemes', () => r.pick([[], ['Basic', 'Bearer']]));
     maybe(r, auth, 'credentials', () => 'secret');
     return auth;
   });
@@ -196,9 +196,14 @@ function pushFlat(r: Rand): Json {
 }
 
 function pushNested(r: Rand): Json {
-  const out: Json = { pushNotificationConfig: pushFlat(r) };
+  const inner = pushFlat(r);
+  const out: Json = { pushNotificationConfig: inner };
   if (r.chance(0.5)) out['taskId'] = 't2';
   else out['name'] = r.pick(['tasks/t3/pushNotificationConfigs/p3', 'tasks/t4', 'elsewhere']);
+  // Valid means consistent: the inner task and id, when given, are the ones the outer names.
+  const outerTask = out['taskId'] ?? /^tasks\/(t\d)/.exec(String(out['name']))?.[1];
+  if (inner['taskId'] !== undefined && outerTask !== undefined) inner['taskId'] = outerTask;
+  if (inner['id'] && String(out['name']).endsWith('/p3')) inner['id'] = 'p3';
   return out;
 }
 
@@ -386,7 +391,11 @@ function outcome(run: () => unknown): Outcome {
 
 const BASE = 'https://agent.example/.well-known/agent-card.json';
 
-/** The card decoder before D15, with D15's wording of the problem (`expected <type>`, where zod said `Invalid input`). */
+/**
+ * The card decoder before D15, with D15's wording of the problem (`expected <type>`, where zod said
+ * `Invalid input`). The conversion reads the card as received, not zod's copy: since issue 10 it
+ * keeps every security scheme name, `__proto__` included, which zod's copy of a record drops.
+ */
 function oldCard(raw: unknown): unknown {
   const parsed = zodCard.safeParse(raw);
   if (!parsed.success) {
@@ -395,7 +404,7 @@ function oldCard(raw: unknown): unknown {
     const problem = issue && 'expected' in issue ? `expected ${String(issue.expected)}` : 'Invalid input';
     throw new TetherError('CARD_INVALID', `the agent card is invalid at ${where}: ${problem}`, { operation: 'GetAgentCard', url: BASE });
   }
-  return cardFromWire(parsed.data, raw, BASE);
+  return cardFromWire(raw as typeof parsed.data, raw, BASE);
 }
 
 function oldPushConfig(value: unknown): unknown {
@@ -507,7 +516,7 @@ describe('the hand-written shapes decide what the zod/mini schemas decided (orac
     });
   }
 
-  it('keeps a `__proto__` key out of the model, as the schemas did, and never makes it a prototype', () => {
+  it('keeps a `__proto__` key out of free-form records, as the schemas did, and never makes it a prototype', () => {
     const raw = JSON.parse(
       '{"statusUpdate":{"taskId":"t","metadata":{"__proto__":{"polluted":true},"k":1},"status":{"state":"TASK_STATE_WORKING"}}}',
     ) as Json;
@@ -516,14 +525,21 @@ describe('the hand-written shapes decide what the zod/mini schemas decided (orac
     expect(Object.keys(event.metadata ?? {})).toEqual(['k']);
     expect(Object.getPrototypeOf(event.metadata)).toBe(Object.prototype);
     expect((event.metadata as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it('keeps a security scheme named `__proto__` as data (issue 10), in objects without a prototype', () => {
     const card = normalizeCard(
       JSON.parse('{"name":"a","url":"https://a/","security":[{"__proto__":["x"],"s":["r"]}],"securitySchemes":{"__proto__":{"type":"http","scheme":"basic"}}}'),
       BASE,
     );
-    expect(card.securityRequirements).toEqual([{ s: ['r'] }]);
-    expect(Object.getPrototypeOf(card.securityRequirements[0])).toBe(Object.prototype);
-    expect(Object.getPrototypeOf(card.securitySchemes)).toBe(Object.prototype);
-    expect(card.securitySchemes).toEqual({});
+    const [requirement] = card.securityRequirements;
+    expect(Object.keys(requirement ?? {})).toEqual(['__proto__', 's']);
+    expect(requirement?.['__proto__']).toEqual(['x']);
+    expect(Object.getPrototypeOf(requirement)).toBeNull();
+    expect(Object.getPrototypeOf(card.securitySchemes)).toBeNull();
+    expect(Object.keys(card.securitySchemes)).toEqual(['__proto__']);
+    expect(card.securitySchemes['__proto__']).toEqual({ type: 'http', scheme: 'basic' });
+    expect(({} as { type?: unknown }).type).toBeUndefined();
   });
 
   it('names the first problem depth first, fields in the order the shape lists them', () => {

@@ -74,3 +74,88 @@ describe('SseReader', () => {
     await expect(collect(['data: ', ...flood], 1_000)).rejects.toMatchObject({ code: 'EVENT_TOO_LARGE' });
   });
 });
+
+/** Every split of `text` into two chunks, and the text in one chunk. */
+function twoChunkSplits(text: string): string[][] {
+  const splits = [[text]];
+  for (let cut = 1; cut < text.length; cut++) splits.push([text.slice(0, cut), text.slice(cut)]);
+  return splits;
+}
+
+/** The outcome of a read, comparable across splits: the events and the failure's code. */
+function outcome(chunks: (string | Uint8Array)[], maxEventSize: number): { events: SseEvent[]; code: string | undefined } {
+  const { events, failure } = read(chunks, maxEventSize);
+  return { events, code: failure?.code };
+}
+
+describe('SseReader on hostile input (issue 10)', () => {
+  it('delivers an event ended by CR CR as soon as its chunk arrives, not with the next line break', () => {
+    const reader = new SseReader(1_000, {});
+    expect(reader.push(new TextEncoder().encode('data: 1\r\r')).map((e) => e.data)).toEqual(['1']);
+    // The LF of a CRLF split after the CR is not a second line end.
+    expect(reader.push(new TextEncoder().encode('\ndata: 2\r\n')).map((e) => e.data)).toEqual([]);
+    expect(reader.push(new TextEncoder().encode('\r\n')).map((e) => e.data)).toEqual(['2']);
+    expect(reader.end()).toEqual([]);
+  });
+
+  it('delivers the final event whatever the split when the stream ends right after its CR', () => {
+    const text = 'data: fin\n\rx';
+    for (const chunks of twoChunkSplits(text)) {
+      expect(outcome(chunks, 1_000), JSON.stringify(chunks)).toEqual({ events: [{ data: 'fin', event: undefined, id: undefined }], code: undefined });
+    }
+  });
+
+  it('throws nothing but TetherErrors: a full line ended by CR, then a lone 0xE2 and the end', () => {
+    for (const length of [99, 100]) {
+      const line = new TextEncoder().encode(`data: ${'x'.repeat(length - 6)}\r`);
+      for (const chunks of [[line, new Uint8Array([0xe2])], [Uint8Array.of(...line, 0xe2)]]) {
+        let result: ReturnType<typeof read> | undefined;
+        expect(() => (result = read(chunks, 100))).not.toThrow();
+        expect(result?.events).toEqual([]);
+        expect(result?.failure).toBeUndefined();
+      }
+    }
+  });
+
+  it.each([
+    ['a comment', ': '],
+    ['an id: line', 'id: '],
+    ['a retry: line', 'retry: '],
+    ['an unknown field', 'foo: '],
+  ])('fails with EVENT_TOO_LARGE on an oversized %s whatever the split', (_name, prefix) => {
+    const text = `${prefix}${'c'.repeat(150)}\ndata: after\n\n`;
+    const expected = { events: [], code: 'EVENT_TOO_LARGE' };
+    expect(outcome([text], 100)).toEqual(expected);
+    for (const chunks of twoChunkSplits(text)) expect(outcome(chunks, 100), JSON.stringify(chunks)).toEqual(expected);
+  });
+
+  it('reads a chunk with one CR in the time it takes without (no rescanning per line)', () => {
+    const lines = ':\n'.repeat(256 * 1024) + 'data: 1\n\n';
+    const best = (text: string): number => {
+      let ms = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const reader = new SseReader(1_000, {});
+        const bytes = new TextEncoder().encode(text);
+        const start = performance.now();
+        const events = [...reader.push(bytes), ...reader.end()];
+        ms = Math.min(ms, performance.now() - start);
+        expect(events.map((e) => e.data)).toEqual(['1']);
+      }
+      return ms;
+    };
+    expect(best(`\r${lines}`)).toBeLessThan(150);
+  });
+});
+
+describe('SseReader and the byte order mark', () => {
+  it('drops one BOM opening the body, even split across chunks, and keeps any other U+FEFF', async () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    const body = (text: string): Uint8Array => Uint8Array.from([...bom, ...new TextEncoder().encode(text)]);
+    expect((await collect([body('data: a\n\n')])).map((e) => e.data)).toEqual(['a']);
+    expect((await collect([Uint8Array.from(bom.slice(0, 2)), Uint8Array.from([bom[2] ?? 0]), 'data: a\n\n'])).map((e) => e.data)).toEqual(['a']);
+    // A second BOM is part of the first line: the field "\uFEFFdata" is unknown.
+    expect((await collect([body('\ufeffdata: a\n\ndata: b\n\n')])).map((e) => e.data)).toEqual(['b']);
+    // U+FEFF at the start of a later chunk is text, not a BOM.
+    expect((await collect(['data: a\n\n', '\ufeffdata: b\n\n', 'data: \ufeffc\n\n'])).map((e) => e.data)).toEqual(['a', '\ufeffc']);
+  });
+});

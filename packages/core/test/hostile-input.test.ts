@@ -1,0 +1,320 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connect, TetherError } from '../src/index.js';
+import { planCredentials } from '../src/auth/auth-plan.js';
+import { negotiate } from '../src/card/negotiate.js';
+import { normalizeCard } from '../src/card/normalize-card.js';
+import { decodeMessage, decodePushConfig, decodeStreamEvent, decodeStreamEventWithSchemas, decodeTask, decodeTaskWithSchemas } from '../src/protocol/decode.js';
+import { DecodeError } from '../src/protocol/decode-error.js';
+import type { Dialect } from '../src/protocol/dialect.js';
+import { startScriptedServer, v1Card, type ScriptedServer } from './helpers/scripted-server.js';
+
+// Issue 10, the findings of fuzzing the protocol layer: each test here failed before its fix.
+// Rule: ambiguous input is an error (DecodeError, which transports turn into INVALID_RESPONSE or
+// MALFORMED_EVENT; CARD_INVALID for cards), never a silent drop; nothing but a TetherError leaves.
+
+const DIALECTS: Dialect[] = ['v1', 'v03', 'v03-proto'];
+
+/** The JSON text of a list nested `depth` times: `[[[…]]]` (JSON.stringify would overflow the stack). */
+function nested(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+describe('cards: only CARD_INVALID leaves connect(), whatever the card holds', () => {
+  let server: ScriptedServer;
+  beforeEach(async () => {
+    server = await startScriptedServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  async function connectTo(cardJson: string): Promise<TetherError> {
+    server.on('GET /.well-known/agent-card.json', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(cardJson);
+    });
+    try {
+      await connect(server.url, { cardCache: false });
+    } catch (error) {
+      expect(error).toBeInstanceOf(TetherError);
+      return error as TetherError;
+    }
+    throw new Error('expected connect() to fail');
+  }
+
+  it('an OAuth scope written {"toString":1} is CARD_INVALID, not a TypeError', async () => {
+    const card = v1Card(server.origin, {
+      securitySchemes: {
+        oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t', scopes: { read: { toString: 1 } } } } } },
+      },
+    });
+    const error = await connectTo(JSON.stringify(card));
+    expect(error.code).toBe('CARD_INVALID');
+    expect(error.message).toMatch(/securitySchemes\.oauth\..*scopes\.read/);
+  });
+
+  it('a 10,000-deep securityRequirements list is CARD_INVALID, not a RangeError', async () => {
+    const deep = nested(10_000);
+    const v1 = JSON.stringify(v1Card(server.origin)).replace(/}$/, `,"securityRequirements":[{"schemes":{"s":{"list":${deep}}}}]}`);
+    const v1Error = await connectTo(v1);
+    expect(v1Error.code).toBe('CARD_INVALID');
+    expect(v1Error.message).toMatch(/securityRequirements\.0\.schemes\.s\.list\.0/);
+    const v03 = JSON.stringify(v1Card(server.origin)).replace(/}$/, `,"securityRequirements":[{"s":${deep}}]}`);
+    const v03Error = await connectTo(v03);
+    expect(v03Error.code).toBe('CARD_INVALID');
+    expect(v03Error.message.length).toBeLessThan(600);
+  });
+
+  it('a scope of a requirement that is not a string is CARD_INVALID (skills too)', () => {
+    const base = { name: 'a', url: 'https://a.example/rpc' };
+    expect(() => normalizeCard({ ...base, security: [{ s: [{ toString: 1 }] }] })).toThrow(/invalid at security\.0\.s\.0: expected string/);
+    expect(() => normalizeCard({ ...base, skills: [{ id: 'x', name: 'x', security: [{ s: [1] }] }] })).toThrow(
+      /invalid at skills\.0\.security\.0\.s\.0: expected string/,
+    );
+  });
+});
+
+describe('prototype names are data, never prototype members', () => {
+  const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+
+  it('a state named like an Object.prototype member decodes to unknown, on every path', () => {
+    for (const name of NAMES) {
+      const status = JSON.parse(`{"state":${JSON.stringify(name)}}`) as unknown;
+      for (const dialect of DIALECTS) {
+        const wrapped = { statusUpdate: { taskId: 't', status } };
+        const bare = { kind: 'status-update', taskId: 't', status };
+        for (const event of [decodeStreamEvent(wrapped, dialect), decodeStreamEventWithSchemas(wrapped, dialect), decodeStreamEvent(bare, dialect)]) {
+          expect(event.kind === 'status-update' && event.status.state).toBe('unknown');
+        }
+        expect(decodeTask({ id: 't', status }, dialect).status.state).toBe('unknown');
+        expect(decodeTaskWithSchemas({ id: 't', status }, dialect).status.state).toBe('unknown');
+      }
+    }
+  });
+
+  it('a role or part kind named like a prototype member is a DecodeError', () => {
+    for (const name of NAMES) {
+      expect(() => decodeMessage({ messageId: 'm', role: name, parts: [] }, 'v1')).toThrow(DecodeError);
+      expect(() => decodeMessage({ messageId: 'm', role: 'agent', parts: [{ kind: name, text: 'x' }] }, 'v03')).toThrow(DecodeError);
+    }
+  });
+
+  it('a security scheme named __proto__ keeps its requirement (a requirement that loses a scheme is weaker)', () => {
+    const card = normalizeCard(
+      JSON.parse(
+        '{"name":"a","url":"https://a.example/rpc","security":[{"__proto__":[],"s":["r"]}],' +
+          '"securitySchemes":{"__proto__":{"type":"apiKey","in":"header","name":"X-Proto"},"s":{"type":"http","scheme":"bearer"}}}',
+      ),
+    );
+    const [requirement] = card.securityRequirements;
+    expect(Object.keys(requirement ?? {})).toEqual(['__proto__', 's']);
+    expect(Object.hasOwn(card.securitySchemes, '__proto__')).toBe(true);
+    expect(Object.keys(card.securitySchemes)).toEqual(['__proto__', 's']);
+    // Both schemes are needed: a bearer token alone satisfies nothing the card asks for …
+    expect(planCredentials({ bearer: 'b' }, card.securitySchemes, card.securityRequirements).map((c) => c.scheme)).toEqual([undefined]);
+    // … and with both, both are sent.
+    expect(planCredentials({ bearer: 'b', apiKey: 'k' }, card.securitySchemes, card.securityRequirements).map((c) => c.name)).toEqual([
+      'X-Proto',
+      'Authorization',
+    ]);
+    expect(({} as Record<string, unknown>)['type']).toBeUndefined();
+  });
+
+  it('a requirement naming an undeclared prototype member is not satisfied by Object.prototype', () => {
+    const security: Record<string, string[]>[] = [{ constructor: [] }, { toString: [] }];
+    const card = normalizeCard({ name: 'a', url: 'https://a.example/rpc', security });
+    expect(card.securitySchemes['constructor']).toBeUndefined();
+    expect(card.securitySchemes['toString']).toBeUndefined();
+    expect(card.securityRequirements).toEqual(security);
+  });
+});
+
+/** Every path a message takes: alone, in a status, in a task, in a stream event; fast and checked. */
+function decodeEverywhere(message: Record<string, unknown>, dialect: Dialect): unknown[] {
+  const status = { state: 'working', message };
+  return [
+    decodeMessage(message, dialect),
+    decodeTask({ id: 't', status }, dialect),
+    decodeTaskWithSchemas({ id: 't', status }, dialect),
+    decodeStreamEvent({ statusUpdate: { taskId: 't', status } }, dialect),
+    decodeStreamEventWithSchemas({ statusUpdate: { taskId: 't', status } }, dialect),
+  ];
+}
+
+function rejectedEverywhere(message: Record<string, unknown>, dialect: Dialect, reason: RegExp): void {
+  const status = { state: 'working', message };
+  const runs: (() => unknown)[] = [
+    () => decodeMessage(message, dialect),
+    () => decodeTask({ id: 't', status }, dialect),
+    () => decodeTaskWithSchemas({ id: 't', status }, dialect),
+    () => decodeStreamEvent({ statusUpdate: { taskId: 't', status } }, dialect),
+    () => decodeStreamEventWithSchemas({ statusUpdate: { taskId: 't', status } }, dialect),
+  ];
+  for (const run of runs) {
+    expect(run, `${dialect}: ${JSON.stringify(message)}`).toThrow(DecodeError);
+    expect(run).toThrow(reason);
+  }
+}
+
+/** {@link rejectedEverywhere} for a part, which is also rejected in an artifact. */
+function partRejected(part: unknown, dialect: Dialect, reason: RegExp): void {
+  rejectedEverywhere(msg([part]), dialect, reason);
+  const event = { artifactUpdate: { taskId: 't', artifact: { artifactId: 'a', parts: [part] } } };
+  expect(() => decodeStreamEvent(event, dialect)).toThrow(reason);
+  expect(() => decodeStreamEventWithSchemas(event, dialect)).toThrow(reason);
+}
+
+const msg = (parts: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({ messageId: 'm', role: 'ROLE_AGENT', parts, ...extra });
+
+describe('ambiguous input is a DecodeError, never a silent drop', () => {
+  it('a part with both text and data', () => {
+    for (const dialect of DIALECTS) partRejected({ text: 'a', data: { x: 1 } }, dialect, /parts\[0\]: .*text.*data/);
+    partRejected({ kind: 'text', text: 'a', data: { x: 1 } }, 'v03', /parts\[0\]: .*text.*data/);
+  });
+
+  it('a file with both a uri and bytes', () => {
+    for (const dialect of DIALECTS) {
+      partRejected({ file: { uri: 'https://f', bytes: 'Ynl0ZXM=' } }, dialect, /parts\[0\]\.file: .*uri.*bytes/);
+      partRejected({ file: { fileWithUri: 'https://f', fileWithBytes: 'Ynl0ZXM=' } }, dialect, /uri.*bytes/);
+    }
+    partRejected({ url: 'https://f', raw: 'Ynl0ZXM=' }, 'v1', /parts\[0\]: .*url.*raw/);
+  });
+
+  it('v0.3 proto data wrapped with other keys beside the inner data', () => {
+    partRejected({ data: { data: 1, other: 2 } }, 'v03-proto', /parts\[0\]\.data: /);
+  });
+
+  it('parts: [] beside a non-empty content keeps the content (an empty list is unset); two full lists are ambiguous', () => {
+    for (const dialect of DIALECTS) {
+      for (const decoded of decodeEverywhere(msg([], { content: [{ text: 'x' }] }), dialect)) {
+        expect(JSON.stringify(decoded)).toContain('"parts":[{"kind":"text","text":"x"}]');
+      }
+      rejectedEverywhere(msg([{ text: 'y' }], { content: [{ text: 'x' }] }), dialect, /both parts and content/);
+    }
+  });
+
+  it('a status with both message and update', () => {
+    const status = {
+      state: 'TASK_STATE_WORKING',
+      message: { messageId: 'a', role: 'ROLE_AGENT', parts: [] },
+      update: { messageId: 'b', role: 'ROLE_AGENT', parts: [] },
+    };
+    for (const dialect of DIALECTS) {
+      expect(() => decodeStreamEvent({ statusUpdate: { taskId: 't', status } }, dialect)).toThrow(/status: both message and update/);
+      expect(() => decodeTask({ id: 't', status }, dialect)).toThrow(/task\.status: both message and update/);
+    }
+  });
+
+  it('two different values for one field of the model (uri, media type, file name)', () => {
+    partRejected({ file: { uri: 'https://a', fileWithUri: 'https://b' } }, 'v03-proto', /uri.*fileWithUri/);
+    partRejected({ file: { uri: 'https://a', mimeType: 'text/plain', mediaType: 'image/png' } }, 'v03', /mimeType.*mediaType/);
+    partRejected({ file: { uri: 'https://a', mimeType: 'text/plain' }, mediaType: 'image/png' }, 'v1', /mediaType/);
+    partRejected({ file: { uri: 'https://a', name: 'a.txt' }, filename: 'b.txt' }, 'v1', /name.*filename/);
+  });
+
+  it('a push config whose names disagree', () => {
+    expect(() => decodePushConfig({ url: 'https://h', authentication: { scheme: 'Basic', schemes: ['Bearer'] } })).toThrow(/scheme.*schemes/);
+    expect(() => decodePushConfig({ name: 'tasks/a/pushNotificationConfigs/c', taskId: 'b', pushNotificationConfig: { url: 'https://h' } })).toThrow(
+      /taskId/,
+    );
+    expect(() => decodePushConfig({ name: 'tasks/a/pushNotificationConfigs/%E0%A4%A', pushNotificationConfig: { url: 'https://h' } })).toThrow(
+      DecodeError,
+    );
+  });
+});
+
+describe('a stream response is one event, never two (found by the fuzz tests)', () => {
+  const task = { id: 't', status: { state: 'TASK_STATE_WORKING' } };
+  const statusUpdate = { taskId: 't', status: { state: 'working' } };
+
+  it('a v0.3 object with kind and a v1 wrapper beside it is a DecodeError, on both paths', () => {
+    const cases = [
+      { kind: 'message', messageId: 'm', role: 'agent', parts: [], task },
+      { kind: 'status-update', ...statusUpdate, artifactUpdate: { taskId: 't', artifact: { artifactId: 'a', parts: [] } } },
+      { kind: 'task', ...task, statusUpdate },
+      { kind: 'artifact-update', taskId: 't', artifact: { artifactId: 'a', parts: [] }, msg: { messageId: 'm', role: 'ROLE_AGENT' } },
+    ];
+    for (const value of cases) {
+      for (const dialect of DIALECTS) {
+        expect(() => decodeStreamEvent(value, dialect), JSON.stringify(value)).toThrow(/both kind and/);
+        expect(() => decodeStreamEventWithSchemas(value, dialect)).toThrow(/both kind and/);
+      }
+    }
+  });
+
+  it('a bare object without kind that reads as two events is a DecodeError', () => {
+    const cases = [
+      { messageId: 'm', role: 'agent', parts: [], ...task },
+      { ...statusUpdate, artifact: { artifactId: 'a', parts: [] } },
+      { ...task, taskId: 't' },
+    ];
+    for (const value of cases) {
+      for (const dialect of DIALECTS) expect(() => decodeStreamEvent(value, dialect), JSON.stringify(value)).toThrow(/reads as both/);
+    }
+    // One reading: fine.
+    expect(decodeStreamEvent({ ...statusUpdate }, 'v03').kind).toBe('status-update');
+    expect(decodeStreamEvent({ ...task }, 'v03').kind).toBe('task');
+  });
+});
+
+describe('what is not ambiguous keeps decoding', () => {
+  it("file: {uri: '', fileWithUri: 'http://f'} is a file at http://f (an empty string is unset)", () => {
+    for (const decoded of decodeEverywhere(msg([{ file: { uri: '', fileWithUri: 'http://f' } }]), 'v03-proto')) {
+      expect(JSON.stringify(decoded)).toContain('{"kind":"file","uri":"http://f"}');
+    }
+    const bytes = decodeMessage(msg([{ file: { bytes: '', fileWithBytes: 'AAEC', mimeType: 'image/png' } }]), 'v03-proto');
+    expect(bytes.parts).toEqual([{ kind: 'file', bytes: 'AAEC', mediaType: 'image/png' }]);
+  });
+
+  it('empty strings and nulls beside the one real member, the same value under both names, an empty list beside a full one', () => {
+    expect(decodeMessage(msg([{ text: '', data: { x: 1 } }]), 'v1').parts).toEqual([{ kind: 'data', data: { x: 1 } }]);
+    expect(decodeMessage(msg([{ text: 'a', data: null, url: '' }]), 'v1').parts).toEqual([{ kind: 'text', text: 'a' }]);
+    expect(decodeMessage(msg([{ file: { uri: 'https://f', fileWithUri: 'https://f', mimeType: 'a/b', mediaType: 'a/b' } }]), 'v03').parts).toEqual([
+      { kind: 'file', uri: 'https://f', mediaType: 'a/b' },
+    ]);
+    expect(decodeMessage({ messageId: 'm', role: 'ROLE_AGENT', parts: [], content: [] }, 'v03-proto').parts).toEqual([]);
+    expect(decodeMessage({ messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'p' }], content: [] }, 'v03-proto').parts).toEqual([{ kind: 'text', text: 'p' }]);
+    expect(decodeMessage(msg([{ data: { data: { x: 1 } } }]), 'v03-proto').parts).toEqual([{ kind: 'data', data: { x: 1 } }]);
+    expect(decodeMessage(msg([{ data: { x: 1 } }]), 'v03-proto').parts).toEqual([{ kind: 'data', data: { x: 1 } }]);
+    expect(decodeMessage(msg([{ data: null }]), 'v1').parts).toEqual([{ kind: 'data', data: null }]);
+  });
+});
+
+describe('error messages show a bounded part of the agent text', () => {
+  const huge = 'x'.repeat(1 << 20);
+
+  it('a 1 MB role, part kind, stream kind or key is cut in the DecodeError', () => {
+    const messages = [
+      () => decodeMessage({ messageId: 'm', role: huge, parts: [] }, 'v1'),
+      () => decodeMessage({ messageId: 'm', role: 'agent', parts: [{ kind: huge }] }, 'v03'),
+      () => decodeStreamEvent({ kind: huge }, 'v03'),
+      () => decodeStreamEvent({ [huge]: 1 }, 'v1'),
+    ].map((run) => {
+      try {
+        run();
+      } catch (error) {
+        expect(error).toBeInstanceOf(DecodeError);
+        return (error as Error).message;
+      }
+      throw new Error('expected a DecodeError');
+    });
+    for (const message of messages) expect(message.length).toBeLessThan(300);
+  });
+
+  it('a card with a 1 MB URL or name, or 10,000 interfaces, makes a short CARD_INVALID or NO_COMPATIBLE_INTERFACE', () => {
+    expect(() => normalizeCard({ name: 'a', url: `http://[${huge}` })).toThrow(TetherError);
+    try {
+      normalizeCard({ name: 'a', url: `http://[${huge}` });
+    } catch (error) {
+      expect((error as TetherError).code).toBe('CARD_INVALID');
+      expect((error as TetherError).message.length).toBeLessThan(500);
+    }
+    const interfaces = Array.from({ length: 10_000 }, (_, i) => ({ url: `https://a.example/${i}/${'y'.repeat(100)}`, protocolBinding: 'GRPC' }));
+    try {
+      negotiate(normalizeCard({ name: huge, supportedInterfaces: interfaces }));
+      throw new Error('expected NO_COMPATIBLE_INTERFACE');
+    } catch (error) {
+      expect((error as TetherError).code).toBe('NO_COMPATIBLE_INTERFACE');
+      expect((error as TetherError).message.length).toBeLessThan(2_000);
+    }
+  });
+});
