@@ -1,14 +1,14 @@
 import { defineConfig } from 'tsdown';
 
-// p-retry (and its one dependency) ship only as ESM. The CommonJS build cannot require() them —
+// p-retry (and its one dependency) and jose ship only as ESM. The CommonJS build cannot require() them —
 // rolldown's CJS interop would take the module namespace for the default export — so the CJS
-// build carries its own copy; the ESM build imports the package.
-const ESM_ONLY = ['p-retry', 'is-network-error'];
+// build carries its own copy (of jose, only what ./signing uses); the ESM build imports the package.
+const ESM_ONLY = ['p-retry', 'is-network-error', 'jose'];
 
 export default defineConfig({
-  // The root entry (the user API), the `./protocol` and `./orchestrate` subpaths; code they share lands in a shared chunk,
-  // so an error class is one class whichever entry it came from.
-  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts', orchestrate: 'src/orchestrate-entry.ts' },
+  // The root entry (the user API), the `./protocol`, `./orchestrate` and `./signing` subpaths; code they share lands in a
+  // shared chunk, so an error class is one class whichever entry it came from.
+  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts', orchestrate: 'src/orchestrate-entry.ts', signing: 'src/signing-entry.ts' },
   format: {
     esm: {},
     // onlyBundle: anything else ending up in the CJS bundle fails the build.

@@ -44,6 +44,13 @@ describe('the browser bundle', () => {
     expect(bundle.gzipBytes).toBeGreaterThan(1_000);
   });
 
+  it('leaves out jose and the card signing code (only `@a2a-tether/core/signing` imports them)', async () => {
+    const bundle = await measureBrowserBundle();
+    const inputs = bundle.inputs.map((i) => i.path);
+    expect(inputs.filter((p) => /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?jose\//.test(p))).toEqual([]);
+    expect(inputs.filter((p) => p.includes('/signing'))).toEqual([]);
+  });
+
   it('the check itself catches a Node import', () => {
     expect(offenders('import { readFile } from "node:fs";')).toHaveLength(1);
     expect(offenders('import { fetch } from "undici";')).toHaveLength(1);

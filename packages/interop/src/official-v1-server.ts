@@ -1,6 +1,6 @@
 import express from 'express';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH } from '@a2a-js/sdk';
-import type { AgentCard, AgentInterface } from '@a2a-js/sdk';
+import type { AgentCard, AgentCardSignatureGenerator, AgentInterface } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { createLegacyAwarePushNotificationSender } from '@a2a-js/sdk/compat/v0_3/server';
 import {
@@ -27,6 +27,8 @@ export interface OfficialV1ServerOptions {
   readonly pushNotifications?: boolean | undefined;
   /** `capabilities.extendedAgentCard`; false provokes UnsupportedOperation (-32004). Default true. */
   readonly extendedAgentCard?: boolean | undefined;
+  /** Signs the public and the extended card on every request (the SDK's `generateAgentCardSignature(…)`). Default none. */
+  readonly cardSigner?: AgentCardSignatureGenerator | undefined;
 }
 
 const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
@@ -116,6 +118,7 @@ export async function startOfficialV1Server(options: OfficialV1ServerOptions = {
     pushStore,
     pushSender,
     async () => extendCard(card),
+    options.cardSigner,
   );
 
   const legacyCompat = { enabled: options.legacyCompat ?? false };

@@ -72,6 +72,12 @@ export interface TestAgentOptions {
   cardPath?: 'agent-card.json' | 'agent.json' | undefined;
   /** `Cache-Control: max-age` of the card. Default 60. */
   cardMaxAgeSeconds?: number | undefined;
+  /**
+   * Serve another public card: given the card the agent builds (its URLs point at this agent), return
+   * the JSON object (or a promise of it) to serve instead — e.g. that card signed, or tampered with.
+   * Called on every card request; the extended card is not affected.
+   */
+  cardOverride?: ((card: Record<string, unknown>) => unknown) | undefined;
   /** Prefix for everything (card and endpoints), e.g. '/agents/x'. Default ''. */
   basePath?: string | undefined;
   /** Require credentials on every A2A endpoint (not on the public card). */
@@ -123,6 +129,7 @@ export interface ResolvedOptions {
   extendedAgentCard: boolean;
   cardPath: 'agent-card.json' | 'agent.json';
   cardMaxAgeSeconds: number;
+  cardOverride: ((card: Record<string, unknown>) => unknown) | undefined;
   basePath: string;
   auth: TestAgentAuth | undefined;
   tenant: string | undefined;
@@ -152,6 +159,7 @@ export function resolveOptions(options: TestAgentOptions, builtIns: Record<strin
     extendedAgentCard: options.capabilities?.extendedAgentCard ?? d.extendedAgentCard,
     cardPath: options.cardPath ?? d.cardPath,
     cardMaxAgeSeconds: options.cardMaxAgeSeconds ?? d.cardMaxAgeSeconds,
+    cardOverride: options.cardOverride,
     basePath,
     auth: options.auth === undefined ? undefined : { ...options.auth },
     tenant: options.tenant,

@@ -184,7 +184,7 @@ class TestAgentServer implements TestAgent {
       }
       const sub = path.slice(base.length);
       if (sub === `/.well-known/${this.options.cardPath}`) {
-        this.serveCard(req, res);
+        await this.serveCard(req, res);
         return;
       }
       const bindings = this.options.bindings;
@@ -233,14 +233,15 @@ class TestAgentServer implements TestAgent {
     return false;
   }
 
-  private serveCard(req: IncomingMessage, res: ServerResponse): void {
+  private async serveCard(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendJson(res, 405, { error: { code: 405, status: 'UNIMPLEMENTED', message: 'The agent card is GET only' } }, 'application/json', {
         Allow: 'GET, HEAD',
       });
       return;
     }
-    const text = JSON.stringify(buildCard(this.options, this.cardUrls(), this.options.cardShape, false));
+    const built = buildCard(this.options, this.cardUrls(), this.options.cardShape, false);
+    const text = JSON.stringify(this.options.cardOverride ? await this.options.cardOverride(built) : built);
     const etag = etagOf(text);
     const headers = { 'Cache-Control': `max-age=${this.options.cardMaxAgeSeconds}`, ETag: etag };
     const inm = req.headers['if-none-match'];
