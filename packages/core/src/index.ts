@@ -84,10 +84,13 @@ export type {
   AgentCard,
 } from './card/card-types.js';
 export { MemoryCardCache } from './card/card-cache.js';
+export type { CardVerifier, CardVerifierContext } from './card/card-verifier.js';
 export type { CardCache, CardCacheEntry } from './card/card-cache.js';
 
 export { TetherError, isTetherError } from './errors/tether-error.js';
 export type { TetherErrorCode, TetherErrorOptions, ErrorContext } from './errors/tether-error.js';
+export { redact } from './errors/redact.js';
+export type { RedactOptions } from './errors/redact.js';
 export {
   A2AError,
   JSONParseError,

@@ -23,7 +23,10 @@ export interface HeaderRequest extends TokenRequest {
 export interface AuthOptions {
   /** A bearer token (HTTP Bearer, OAuth 2.0 and OpenID Connect schemes). A function is re-asked once after a 401. */
   bearer?: TokenProvider | undefined;
-  /** An API key; placed as the card's apiKey scheme says (a header is preferred over a query parameter). */
+  /**
+   * An API key; placed as the card's apiKey scheme says. A header is preferred: the query string only when
+   * the card accepts the key nowhere else, and then `client.credentialsInQuery` names the parameter.
+   */
   apiKey?: TokenProvider | undefined;
   /** HTTP Basic credentials. */
   basic?: { username: string; password: string } | undefined;

@@ -1,3 +1,4 @@
+import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { HttpClient } from '../http/http-client.js';
 import { readText, snippet } from '../http/read-body.js';
@@ -94,7 +95,7 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
       }
       throw error;
     }
-    const { response, link, context } = open;
+    const { response, link, context, secrets } = open;
     try {
       if (response.status === 304 && cached) {
         await response.body?.cancel().catch(() => undefined);
@@ -108,10 +109,11 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
       try {
         body = JSON.parse(text) as unknown;
       } catch (error) {
+        const quoted = redact(text, { secrets });
         throw new TetherError(
           'CARD_INVALID',
-          `the agent card is not JSON${type ? ` (content type ${type})` : ''}: ${snippet(text) || 'empty body'}`,
-          { ...context, bodySnippet: snippet(text, 512), cause: error },
+          `the agent card is not JSON${type ? ` (content type ${type})` : ''}: ${snippet(quoted) || 'empty body'}`,
+          { ...context, bodySnippet: snippet(quoted, 512), cause: error },
         );
       }
       const card = normalizeCard(body, response.url || url);
@@ -130,10 +132,10 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
       link.dispose();
     }
   }
-  throw new TetherError('CARD_NOT_FOUND', `no agent card found; tried ${tried.join(', ')} (all 404)`, {
+  throw new TetherError('CARD_NOT_FOUND', `no agent card found; tried ${tried.map((u) => redact(u)).join(', ')} (all 404)`, {
     operation: 'GetAgentCard',
     method: 'GET',
-    url: candidates[0],
+    url: candidates[0] === undefined ? undefined : redact(candidates[0]),
     status: 404,
   });
 }

@@ -1,6 +1,8 @@
 import type { AgentCard, SelectedInterface } from '../card/card-types.js';
+import { verifiedCard, type CardVerifier } from '../card/card-verifier.js';
 import { normalizeCard } from '../card/normalize-card.js';
 import { A2AError, VersionNotSupportedError } from '../errors/a2a-errors.js';
+import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Message, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
@@ -36,8 +38,12 @@ import { retryUnary } from './retry-unary.js';
 export interface A2AClientInit {
   card: AgentCard;
   cardUrl: string;
+  /** Checks the extended card as it checked the public one. */
+  verifyCard?: CardVerifier | undefined;
   candidates: SelectedInterface[];
   http: HttpClient;
+  /** Names of the query parameters that carry credentials (see `A2AClient.credentialsInQuery`). */
+  credentialsInQuery: string[];
   extensions: string[];
   maxEventSize: number;
   newId: () => string;
@@ -100,6 +106,17 @@ export class A2AClient {
   /** The interface in use: binding, protocol version, URL (and tenant). */
   get interface(): SelectedInterface {
     return { ...(this.init.candidates[this.index] as SelectedInterface) };
+  }
+
+  /**
+   * The query parameters that carry credentials, e.g. `['api_key']`: only when the card's security
+   * scheme demands an API key `in: query` and no header scheme it offers can be satisfied with the
+   * given `auth`. Empty when every credential travels in headers. Query strings end up in server,
+   * proxy and CDN logs (and a browser's history): check this, and prefer a header scheme when the
+   * agent offers one. Tether redacts these values from its errors; `redact()` does so for your logs.
+   */
+  get credentialsInQuery(): string[] {
+    return [...this.init.credentialsInQuery];
   }
 
   /** Every compatible interface of the card, in the order they are tried. */
@@ -283,7 +300,8 @@ export class A2AClient {
     const facts = (): AgentFacts => {
       const version = this.interface.protocolVersion;
       return {
-        url: this.cardUrl,
+        // What task records keep: credential-like query values (a key put in the URL) redacted.
+        url: redact(this.cardUrl),
         streaming: this.card.capabilities.streaming === true,
         listTasks: version === '1.0',
         subscribeSnapshot: version === '1.0',
@@ -366,11 +384,13 @@ export class A2AClient {
 
   /**
    * Fetches the extended agent card (for authenticated clients) and uses it as `client.card`
-   * from then on, as the spec recommends.
+   * from then on, as the spec recommends. With `connect(url, { verifyCard })` it is verified first
+   * (`SIGNATURE_INVALID` leaves `client.card` as it was).
    */
   async getExtendedCard(options?: CallOptions): Promise<AgentCard> {
     const raw = await this.run((t) => t.getExtendedCard(options));
-    const card = normalizeCard(raw, this.init.cardUrl);
+    let card = normalizeCard(raw, this.init.cardUrl);
+    if (this.init.verifyCard) card = await verifiedCard(this.init.verifyCard, card, { url: this.init.cardUrl, signal: options?.signal });
     this.cardValue = card;
     return card;
   }

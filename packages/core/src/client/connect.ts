@@ -3,6 +3,7 @@ import { planCredentials } from '../auth/auth-plan.js';
 import { CredentialStore } from '../auth/credential-store.js';
 import { MemoryCardCache, type CardCache } from '../card/card-cache.js';
 import type { AgentCard } from '../card/card-types.js';
+import { verifiedCard, type CardVerifier } from '../card/card-verifier.js';
 import { negotiate, type NegotiationPreferences } from '../card/negotiate.js';
 import { normalizeCard } from '../card/normalize-card.js';
 import { resolveCard } from '../card/resolve-card.js';
@@ -12,6 +13,7 @@ import type { TaskStore } from '../store/task-store.js';
 import type { PushDelivery } from '../task/follow-context.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { realScheduler, type Scheduler } from '../util/scheduler.js';
+import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
 import { HttpClient } from '../http/http-client.js';
@@ -52,6 +54,13 @@ export interface ConnectOptions extends NegotiationPreferences {
    * already normalized `AgentCard`. Relative URLs in it resolve against the `url` argument.
    */
   card?: unknown;
+  /**
+   * Check the card before anything uses it — its signatures, with `cardVerifier({ trustedKeys })` from
+   * `@a2a-tether/core/signing`. An unsigned or badly signed card then fails `connect()` (and
+   * `getExtendedCard()`) with `SIGNATURE_INVALID`, and the client uses the card the verifier returns,
+   * never the one received. Applies to a cached card and to `card` as well.
+   */
+  verifyCard?: CardVerifier | undefined;
   /** Where cards are cached between connects; `false` disables caching. Default: a shared in-memory cache. */
   cardCache?: CardCache | false | undefined;
   /** Largest single SSE event in characters (see {@link DEFAULTS}.maxEventSize). */
@@ -133,15 +142,21 @@ function defaultFetch(): FetchLike {
  * `url` may be the agent's base URL (the card is looked up under `/.well-known/`), or the card's
  * own URL. Plain `connect(url)` works with v1.0 and v0.3 agents alike.
  *
- * @throws TetherError `CARD_NOT_FOUND`, `CARD_INVALID`, `NO_COMPATIBLE_INTERFACE`, or the
- *   network/HTTP error of the card request.
+ * @throws TetherError `CARD_NOT_FOUND`, `CARD_INVALID`, `NO_COMPATIBLE_INTERFACE`, `SIGNATURE_INVALID`
+ *   (with `verifyCard`), or the network/HTTP error of the card request.
  */
 export async function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
   let base: URL;
   try {
     base = new URL(url);
   } catch (error) {
-    throw new TetherError('INVALID_ARGUMENT', `not an absolute URL: ${String(url)}`, { cause: error });
+    throw new TetherError('INVALID_ARGUMENT', `not an absolute URL: ${redact(String(url))}`, { cause: error });
+  }
+  if (base.username !== '' || base.password !== '') {
+    // Fetch refuses such URLs with an error that quotes them, password included.
+    throw new TetherError('INVALID_ARGUMENT', `the URL carries credentials (${redact(base.href)}): pass them as auth.basic instead`, {
+      maybeDelivered: false,
+    });
   }
   const fetch = options.fetch ?? defaultFetch();
   const scheduler = options.scheduler ?? realScheduler;
@@ -185,13 +200,16 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     cardUrl = resolved.url;
   }
 
+  if (options.verifyCard) card = await verifiedCard(options.verifyCard, card, { url: cardUrl, signal: options.signal });
+
   const candidates = negotiate(card, options);
   // The caller vouched for the origin it named, not for wherever a redirect of the card request led (G7).
   const origin = base.origin;
+  const credentials = new CredentialStore(planCredentials(auth, card.securitySchemes, card.securityRequirements), auth, origin);
   const http = new HttpClient({
     fetch,
     streamFetch: options.streamFetch,
-    credentials: new CredentialStore(planCredentials(auth, card.securitySchemes, card.securityRequirements), auth, origin),
+    credentials,
     headers: options.headers,
     timeoutMs,
     maxResponseBytes,
@@ -200,8 +218,10 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   return new A2AClient({
     card,
     cardUrl,
+    verifyCard: options.verifyCard,
     candidates,
     http,
+    credentialsInQuery: credentials.queryNames,
     extensions: options.extensions ?? [],
     maxEventSize: options.maxEventSize ?? DEFAULTS.maxEventSize,
     newId: options.newId ?? randomId,

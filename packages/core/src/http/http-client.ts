@@ -1,10 +1,11 @@
 import { createA2AError } from '../errors/a2a-errors.js';
 import { parseAgentError } from '../errors/error-body.js';
+import { redact } from '../errors/redact.js';
 import { TetherError, type ErrorContext, type TetherErrorOptions } from '../errors/tether-error.js';
 import type { FetchLike } from './fetch-like.js';
 import { LinkedSignal } from './linked-signal.js';
 import { causeCode, describeCause, readText, snippet } from './read-body.js';
-import type { RequestCredentials } from './request-credentials.js';
+import type { AppliedCredentials, RequestCredentials } from './request-credentials.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** One HTTP exchange, described in protocol terms. */
@@ -37,6 +38,8 @@ export interface OpenResponse {
   response: Response;
   link: LinkedSignal;
   context: ErrorContext;
+  /** The credential values sent, to redact from what errors quote of the answer. */
+  secrets: string[];
 }
 
 /** Options of {@link HttpClient}. */
@@ -64,13 +67,25 @@ const CONNECT_CODES = new Set([
 const MAX_REDIRECTS = 5;
 const MAX_ERROR_BODY = 64 * 1024;
 
-function headersRecord(headers: Headers): Record<string, string> {
+/**
+ * The response headers an error carries: cookies and anything credential-like redacted, and so is
+ * any credential of ours an agent echoes back (errors end up in logs).
+ */
+function headersRecord(headers: Headers, secrets: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, key) => {
     out[key] = value;
   });
-  return out;
+  return redact(out, { secrets }) as Record<string, string>;
 }
+
+/** Text of an answer as errors may quote it: our credentials (and credential-like values) redacted. */
+function quotable(text: string, secrets: string[]): string {
+  return redact(text, { secrets });
+}
+
+// Values this short cannot be told from ordinary text: redacting them would garble messages.
+const MIN_SECRET_LENGTH = 6;
 
 function isJsonType(contentType: string): boolean {
   return /[/+]json\b/i.test(contentType);
@@ -88,7 +103,7 @@ export class HttpClient {
   async json(request: HttpRequest): Promise<JsonAnswer> {
     const open = await this.open(request);
     try {
-      const { response, context } = open;
+      const { response, context, secrets } = open;
       const text = await readText(response, this.options.maxResponseBytes, context).catch((error: unknown) => {
         throw open.link.errorFor(context, this.timeoutOf(request), error) ?? error;
       });
@@ -98,17 +113,19 @@ export class HttpClient {
       }
       const type = response.headers.get('content-type') ?? '';
       if (type && !isJsonType(type)) {
-        throw new TetherError('UNEXPECTED_CONTENT_TYPE', `expected JSON, got ${type}: ${snippet(text)}`, {
+        const quoted = quotable(text.slice(0, MAX_ERROR_BODY), secrets);
+        throw new TetherError('UNEXPECTED_CONTENT_TYPE', `expected JSON, got ${type}: ${snippet(quoted)}`, {
           ...context,
-          bodySnippet: snippet(text, 512),
+          bodySnippet: snippet(quoted, 512),
         });
       }
       try {
         return { body: JSON.parse(text) as unknown, context };
       } catch (error) {
-        throw new TetherError('INVALID_RESPONSE', `body is not valid JSON: ${snippet(text)}`, {
+        const quoted = quotable(text.slice(0, MAX_ERROR_BODY), secrets);
+        throw new TetherError('INVALID_RESPONSE', `body is not valid JSON: ${snippet(quoted)}`, {
           ...context,
-          bodySnippet: snippet(text, 512),
+          bodySnippet: snippet(quoted, 512),
           cause: error,
         });
       }
@@ -125,9 +142,9 @@ export class HttpClient {
     const timeoutMs = this.timeoutOf(request);
     const link = new LinkedSignal(request.signal, timeoutMs);
     try {
-      const { response, context } = await this.exchange(request, link, timeoutMs);
-      if (request.expect === 'sse') await this.checkEventStream(response, context, link, timeoutMs);
-      return { response, link, context };
+      const { response, context, secrets } = await this.exchange(request, link, timeoutMs);
+      if (request.expect === 'sse') await this.checkEventStream(response, context, link, timeoutMs, secrets);
+      return { response, link, context, secrets };
     } catch (error) {
       link.dispose();
       throw error;
@@ -142,16 +159,27 @@ export class HttpClient {
     request: HttpRequest,
     link: LinkedSignal,
     timeoutMs: number | undefined,
-  ): Promise<{ response: Response; context: ErrorContext }> {
+  ): Promise<{ response: Response; context: ErrorContext; secrets: string[] }> {
     let url = new URL(request.url);
     let method = request.method;
     let body = request.body === undefined ? undefined : JSON.stringify(request.body);
     let refreshed = false;
+    // Every credential value sent so far: a redirect may echo one into the next URL.
+    const sent: string[] = [];
     for (let hop = 0; ; hop++) {
-      const context: ErrorContext = { operation: request.operation, method, url: url.href, taskId: request.taskId };
-      const applied = this.options.credentials
-        ? await this.options.credentials.apply(url, method, refreshed, link.signal)
-        : { headers: {}, url, credentialed: false };
+      // The URL before credentials are added; credential-like query values in it are redacted too.
+      let context: ErrorContext = { operation: request.operation, method, url: redact(url.href, { secrets: sent }), taskId: request.taskId };
+      let applied: AppliedCredentials = { headers: {}, url, credentialed: false, secrets: [] };
+      try {
+        if (this.options.credentials) applied = await this.options.credentials.apply(url, method, refreshed, link.signal);
+      } catch (error) {
+        throw link.errorFor(context, timeoutMs, error) ?? credentialsError(error, context);
+      }
+      const fresh = applied.secrets.filter((s) => s.length >= MIN_SECRET_LENGTH && !sent.includes(s));
+      if (fresh.length > 0) {
+        sent.push(...fresh);
+        context = { ...context, url: redact(url.href, { secrets: sent }) };
+      }
       const headers: Record<string, string> = {
         ...this.options.headers,
         ...request.headers,
@@ -175,7 +203,7 @@ export class HttpClient {
         throw (
           link.errorFor(unsent ? { ...context, maybeDelivered: false } : context, timeoutMs, error) ??
           fetchOwnError(error, context) ??
-          networkError(error, context)
+          networkError(error, context, sent)
         );
       }
 
@@ -187,7 +215,7 @@ export class HttpClient {
         );
       }
       if (request.passStatuses?.includes(response.status)) {
-        return { response, context: { ...context, status: response.status } };
+        return { response, context: { ...context, status: response.status }, secrets: sent };
       }
       if (response.status >= 300 && response.status < 400 && response.headers.has('location')) {
         await response.body?.cancel().catch(() => undefined);
@@ -211,9 +239,9 @@ export class HttpClient {
         continue;
       }
       if (!response.ok) {
-        throw await this.errorFromResponse(response, context, link, timeoutMs, applied.credentialed);
+        throw await this.errorFromResponse(response, context, link, timeoutMs, applied.credentialed, sent);
       }
-      return { response, context: { ...context, status: response.status } };
+      return { response, context: { ...context, status: response.status }, secrets: sent };
     }
   }
 
@@ -223,8 +251,9 @@ export class HttpClient {
     link: LinkedSignal,
     timeoutMs: number | undefined,
     credentialed: boolean,
+    secrets: string[],
   ): Promise<TetherError> {
-    const headers = headersRecord(response.headers);
+    const headers = headersRecord(response.headers, secrets);
     const full: TetherErrorOptions = {
       ...context,
       status: response.status,
@@ -240,10 +269,16 @@ export class HttpClient {
       const aborted = link.errorFor(full, timeoutMs, error);
       if (aborted) return aborted;
     }
-    full.bodySnippet = snippet(text, 512);
+    // Parsed as sent; everything the error quotes of it has our credentials redacted.
     const agentError = isJsonType(headers['content-type'] ?? '') ? parseAgentError(safeJson(text)) : undefined;
+    text = quotable(text, secrets);
+    full.bodySnippet = snippet(text, 512);
     if (agentError) {
-      return createA2AError(agentError.a2aCode, agentError.message, { ...full, data: agentError.data, reason: agentError.reason });
+      return createA2AError(agentError.a2aCode, quotable(agentError.message, secrets), {
+        ...full,
+        data: echoedData(agentError.data, secrets),
+        reason: agentError.reason,
+      });
     }
     if (response.status === 401 || response.status === 403) {
       const challenge = headers['www-authenticate'];
@@ -263,6 +298,7 @@ export class HttpClient {
     context: ErrorContext,
     link: LinkedSignal,
     timeoutMs: number | undefined,
+    secrets: string[],
   ): Promise<void> {
     const type = response.headers.get('content-type') ?? '';
     if (/^text\/event-stream\b/i.test(type)) return;
@@ -274,10 +310,11 @@ export class HttpClient {
       throw link.errorFor(context, timeoutMs, error) ?? error;
     }
     const agentError = isJsonType(type) ? parseAgentError(safeJson(text)) : undefined;
+    text = quotable(text, secrets);
     if (agentError) {
-      throw createA2AError(agentError.a2aCode, agentError.message, {
+      throw createA2AError(agentError.a2aCode, quotable(agentError.message, secrets), {
         ...context,
-        data: agentError.data,
+        data: echoedData(agentError.data, secrets),
         reason: agentError.reason,
         bodySnippet: snippet(text, 512),
       });
@@ -288,6 +325,29 @@ export class HttpClient {
       { ...context, bodySnippet: snippet(text, 512) },
     );
   }
+}
+
+/** An agent error's `data` as the agent sent it, unless it echoes a credential of ours: then redacted. */
+function echoedData(data: unknown, secrets: string[]): unknown {
+  if (data === undefined || secrets.length === 0) return data;
+  const json = JSON.stringify(data);
+  return secrets.some((secret) => secret !== '' && json.includes(secret)) ? redact(data, { secrets }) : data;
+}
+
+/**
+ * A failure to obtain the credentials (a token provider or `auth.headers()` threw): nothing was sent.
+ * A `TetherError` of the credentials themselves (a value no header can carry) keeps its code.
+ */
+function credentialsError(error: unknown, context: ErrorContext): TetherError {
+  if (error instanceof TetherError) {
+    return new TetherError(error.code, error.message, { ...context, cause: error, isRetryable: false, maybeDelivered: false });
+  }
+  return new TetherError('UNAUTHENTICATED', `the credentials could not be obtained (auth): ${redact(describeCause(error))}`, {
+    ...context,
+    cause: error,
+    isRetryable: false,
+    maybeDelivered: false,
+  });
 }
 
 function safeJson(text: string): unknown {
@@ -326,7 +386,7 @@ function fetchOwnError(error: unknown, context: ErrorContext): TetherError | und
   });
 }
 
-function networkError(error: unknown, context: ErrorContext): TetherError {
+function networkError(error: unknown, context: ErrorContext, secrets: string[]): TetherError {
   if (isBlockedPort(error)) {
     // Permanent and local: a repeat gets the same refusal, and nothing left the process.
     const port = new URL(context.url ?? '').port;
@@ -337,7 +397,7 @@ function networkError(error: unknown, context: ErrorContext): TetherError {
       maybeDelivered: false,
     });
   }
-  return new TetherError('NETWORK', `request failed: ${describeCause(error)}`, {
+  return new TetherError('NETWORK', `request failed: ${redact(describeCause(error), { secrets })}`, {
     ...context,
     cause: error,
     maybeDelivered: !CONNECT_CODES.has(causeCode(error) ?? ''),

@@ -5,6 +5,8 @@ export interface AppliedCredentials {
   url: URL;
   /** Whether any credential was attached (decides redirect handling and 401 refresh). */
   credentialed: boolean;
+  /** The secret values attached, so that what an agent echoes of them is redacted from errors. */
+  secrets: string[];
 }
 
 /**
@@ -18,6 +20,9 @@ export interface RequestCredentials {
   readonly canRefresh: boolean;
   /** Whether credentials may be sent to this URL's origin. */
   allows(url: URL): boolean;
-  /** What to add to a request to `url`: nothing (`credentialed: false`) for an origin not allowed. */
+  /**
+   * What to add to a request to `url`: nothing (`credentialed: false`) for an origin not allowed.
+   * Rejects with `INVALID_ARGUMENT` for a value no HTTP header can carry (the value is not repeated).
+   */
   apply(url: URL, method: string, forceRefresh: boolean, signal?: AbortSignal): Promise<AppliedCredentials>;
 }

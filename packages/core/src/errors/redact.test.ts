@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { TetherError } from './tether-error.js';
+import { redact } from './redact.js';
+
+describe('redact', () => {
+  it('replaces the secrets it is given wherever they appear, also URL-encoded', () => {
+    const secret = 'sk live/42+x';
+    expect(redact(`token ${secret} and ${encodeURIComponent(secret)}.`, { secrets: [secret] })).toBe('token [REDACTED] and [REDACTED].');
+    // A secret that contains another is replaced whole; empty secrets are ignored.
+    expect(redact('abcdef', { secrets: ['abc', 'abcdef', ''] })).toBe('[REDACTED]');
+  });
+
+  it('redacts credentials in URLs: secret query parameters and the password of the user info', () => {
+    expect(redact(new URL('https://agent.example/a2a?api_key=k1&x=1&access_token=t1#f'))).toBe(
+      'https://agent.example/a2a?api_key=[REDACTED]&x=1&access_token=[REDACTED]#f',
+    );
+    expect(redact('GET https://a.example/?key=k1&sig=s1&q=hello → HTTP 500')).toBe('GET https://a.example/?key=[REDACTED]&sig=[REDACTED]&q=hello → HTTP 500');
+    expect(redact('https://ann:hunter2@a.example/x')).toBe('https://ann:[REDACTED]@a.example/x');
+    // `key` alone is only secret as a query parameter.
+    expect(redact({ key: 'artifact-1' })).toEqual({ key: 'artifact-1' });
+    // Query parameters of your own.
+    expect(redact('https://a.example/?k=v1&x=1', { keys: ['k'] })).toBe('https://a.example/?k=[REDACTED]&x=1');
+  });
+
+  it('redacts `name: value` and `name=value` in text, keeping the scheme word of an Authorization value', () => {
+    expect(redact('Authorization: Bearer abc.def-ghi')).toBe('Authorization: Bearer [REDACTED]');
+    expect(redact('{"password":"p1","user":"ann","x-api-key": "k2"}')).toBe('{"password":"[REDACTED]","user":"ann","x-api-key": "[REDACTED]"}');
+    expect(redact('set-cookie: sid=abc; Path=/')).toBe('set-cookie: [REDACTED]; Path=/');
+    // Challenges and ordinary words are left alone.
+    expect(redact('WWW-Authenticate: Bearer realm="a2a", error="invalid_token"')).toBe('WWW-Authenticate: Bearer realm="a2a", error="invalid_token"');
+    expect(redact('error: the token expired')).toBe('error: the token expired');
+  });
+
+  it('redacts the values of secret names in objects, Headers and Maps, and leaves the rest as it was', () => {
+    const headers = new Headers({ Authorization: 'Bearer t', 'Set-Cookie': 'sid=1', 'X-A2A-Notification-Token': 'n', 'Content-Type': 'text/plain' });
+    expect(redact(headers)).toEqual({
+      authorization: '[REDACTED]',
+      'set-cookie': '[REDACTED]',
+      'x-a2a-notification-token': '[REDACTED]',
+      'content-type': 'text/plain',
+    });
+    const options = {
+      auth: { bearer: 'b', apiKey: 'k', basic: { username: 'ann', password: 'p' }, headers: () => ({}) },
+      push: { token: 't', hmac: { secret: 's' }, credentials: 'c' },
+      usage: { inputTokens: 12, maxTokens: 100 },
+      page: { nextPageToken: 'cursor-2' },
+      empty: { token: undefined, secret: '' },
+    };
+    expect(redact(options)).toEqual({
+      auth: { bearer: '[REDACTED]', apiKey: '[REDACTED]', basic: '[REDACTED]', headers: '[Function headers]' },
+      push: { token: '[REDACTED]', hmac: { secret: '[REDACTED]' }, credentials: '[REDACTED]' },
+      usage: { inputTokens: 12, maxTokens: 100 },
+      page: { nextPageToken: 'cursor-2' },
+      empty: { token: undefined, secret: '' },
+    });
+    expect(redact(new Map([['refresh_token', 'r'], ['id', 'x']]))).toEqual({ refresh_token: '[REDACTED]', id: 'x' });
+    expect(redact({ customSig: 'zz' }, { keys: ['custom-sig'] })).toEqual({ customSig: '[REDACTED]' });
+    // Nothing is modified in place.
+    expect(options.auth.bearer).toBe('b');
+  });
+
+  it('turns errors into plain data, cause chain and TetherError fields included', () => {
+    const root = new Error('refresh failed for tok-9');
+    const error = new TetherError('UNAUTHENTICATED', 'credentials were rejected', {
+      url: 'https://a.example/rpc?api_key=k9',
+      status: 401,
+      headers: { 'set-cookie': 'sid=9', 'www-authenticate': 'Bearer realm="x"' },
+      bodySnippet: 'bad token tok-9',
+      cause: root,
+    });
+    const copy = redact(error, { secrets: ['tok-9'] }) as Record<string, unknown>;
+    expect(copy).toMatchObject({
+      name: 'TetherError',
+      code: 'UNAUTHENTICATED',
+      status: 401,
+      url: 'https://a.example/rpc?api_key=[REDACTED]',
+      headers: { 'set-cookie': '[REDACTED]', 'www-authenticate': 'Bearer realm="x"' },
+      bodySnippet: 'bad token [REDACTED]',
+      cause: { name: 'Error', message: 'refresh failed for [REDACTED]' },
+    });
+    expect(typeof copy['stack']).toBe('string');
+    expect(JSON.stringify(copy)).not.toMatch(/tok-9|k9|sid=9/);
+  });
+
+  it('is cycle-safe and bounded in depth and size', () => {
+    const cyclic: Record<string, unknown> = { name: 'a' };
+    cyclic['self'] = cyclic;
+    cyclic['list'] = [cyclic];
+    expect(redact(cyclic)).toEqual({ name: 'a', self: '[Circular]', list: ['[Circular]'] });
+    // A shared (not cyclic) object is copied each time it appears.
+    const shared = { v: 1 };
+    expect(redact({ a: shared, b: shared })).toEqual({ a: { v: 1 }, b: { v: 1 } });
+
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 50; i++) deep = { next: deep };
+    let level = redact(deep, { maxDepth: 3 });
+    for (let i = 0; i < 3; i++) level = (level as { next: unknown }).next;
+    expect(level).toBe('[Truncated]');
+
+    const wide = Array.from({ length: 100 }, (_, i) => i);
+    const copied = redact(wide, { maxNodes: 10 }) as unknown[];
+    expect(copied.slice(0, 9)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(copied.slice(9).every((v) => v === '[Truncated]')).toBe(true);
+  });
+
+  it('copies `__proto__` keys as data, summarizes binary data, and reads past throwing getters', () => {
+    const copy = redact(JSON.parse('{"__proto__": {"polluted": true}, "bytes": null}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'bytes']);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(redact(new Uint8Array(3))).toBe('[Uint8Array of 3 bytes]');
+    const hostile = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get() {
+        throw new Error('no');
+      },
+    });
+    expect(redact(hostile)).toEqual({ boom: '[Unreadable]' });
+  });
+
+  it('scans hostile text in linear time', () => {
+    // Inputs that would make a backtracking pattern quadratic: long names with no separator, long
+    // runs of separators, user-info look-alikes.
+    const size = 1 << 20;
+    for (const unit of ['a.', 'a', 'a=', '://a:', '?a&', 'token:', 'Bearer ']) {
+      const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+      const started = performance.now();
+      redact(text, { secrets: ['zzz'] });
+      // A quadratic scan of 1 MiB takes minutes; a linear one well under a second.
+      expect(performance.now() - started, unit).toBeLessThan(2_000);
+    }
+  });
+});
