@@ -241,6 +241,23 @@ describe('a stream response is one event, never two (found by the fuzz tests)', 
     }
   });
 
+  it('a v1 wrapper beside the fields of a bare event is a DecodeError, on both paths (found with FUZZ_SEED=7)', () => {
+    const cases = [
+      { task, ...statusUpdate },
+      { statusUpdate, ...task },
+      { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [] }, taskId: 't', artifact: { artifactId: 'a', parts: [] } },
+      { artifactUpdate: { taskId: 't', artifact: { artifactId: 'a', parts: [] } }, messageId: 'm', role: 'agent' },
+    ];
+    for (const value of cases) {
+      for (const dialect of DIALECTS) {
+        expect(() => decodeStreamEvent(value, dialect), JSON.stringify(value)).toThrow(/both .* and the fields of/);
+        expect(() => decodeStreamEventWithSchemas(value, dialect)).toThrow(/both .* and the fields of/);
+      }
+    }
+    // A wrapper beside unknown fields is still one event.
+    expect(decodeStreamEvent({ statusUpdate, future: 1 }, 'v1').kind).toBe('status-update');
+  });
+
   it('a bare object without kind that reads as two events is a DecodeError', () => {
     const cases = [
       { messageId: 'm', role: 'agent', parts: [], ...task },

@@ -339,8 +339,13 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
         throw new DecodeError(`unknown kind ${quote(kind)}`);
     }
   }
+  // Bare objects without `kind` (lenient servers) are read from the required fields, when only one fits.
+  const readings = INFERRED.filter(({ fields }) => fields.every((field) => Object.hasOwn(value, field)));
+  if (present.length > 1) throw new DecodeError(`more than one of ${present.join(', ')}`);
   if (present.length === 1) {
     const key = present[0] as (typeof WRAPPER_KEYS)[number];
+    // The fields of a bare event beside a wrapper would be a second event.
+    if (readings[0] !== undefined) throw new DecodeError(`both ${key} and the fields of ${readings[0].name}`);
     const inner = value[key];
     switch (key) {
       case 'task':
@@ -354,9 +359,6 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
         return decodeArtifactUpdate(inner, dialect, key);
     }
   }
-  if (present.length > 1) throw new DecodeError(`more than one of ${present.join(', ')}`);
-  // Bare objects without `kind` (lenient servers): inferred from the required fields, when only one fits.
-  const readings = INFERRED.filter(({ fields }) => fields.every((field) => Object.hasOwn(value, field)));
   if (readings.length > 1) throw new DecodeError(`reads as both ${readings.map((r) => r.name).join(' and ')}`);
   switch (readings[0]?.name) {
     case 'a message':

@@ -227,8 +227,8 @@ export function fastStreamEvent(value: unknown, dialect: Dialect): StreamEvent |
   if (kind === 'artifact-update') return artifactUpdate(value);
   if (kind === 'task') return fastTask(value, dialect);
   if (kind !== undefined) return SLOW;
-  // A v1 StreamResponse: exactly one of the wrappers.
-  if (!absent(message)) return SLOW;
+  // A v1 StreamResponse: exactly one of the wrappers, and none of a bare event's fields beside it.
+  if (!absent(message) || Object.hasOwn(value, 'status') || Object.hasOwn(value, 'artifact') || Object.hasOwn(value, 'role')) return SLOW;
   if (!absent(task)) return absent(status) && absent(artifactWire) ? fastTask(task, dialect) : SLOW;
   if (!absent(status)) return absent(artifactWire) ? statusUpdate(status) : SLOW;
   if (!absent(artifactWire)) return artifactUpdate(artifactWire);

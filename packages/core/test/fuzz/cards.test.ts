@@ -108,9 +108,10 @@ function setOwn(node: Json, name: string, value: unknown): void {
   Object.defineProperty(node, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** A prototype member's name, picked by the marker. */
+/** A prototype member's name other than `__proto__` (which has spots of its own), picked by the marker. */
+const OTHER_NAMES = PROTOTYPE_NAMES.filter((name) => name !== '__proto__');
 function protoName(marker: string): string {
-  return PROTOTYPE_NAMES[marker.length % PROTOTYPE_NAMES.length] as string;
+  return OTHER_NAMES[marker.length % OTHER_NAMES.length] as string;
 }
 
 /** One place to plant: a node of the card and how to put marker `m` there. */

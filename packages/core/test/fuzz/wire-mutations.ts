@@ -144,7 +144,7 @@ function swapEnum(node: Json | unknown[], pickIndex: number, same: boolean): voi
   }
 }
 
-/** What `many` grows a list to at most, in {@link weight} units (about characters of JSON). */
+/** What `many` grows a payload to at most, in {@link weight} units (about characters of JSON). */
 const MAX_WEIGHT = 2_000_000;
 
 /** Applies the changes in order to `root` (changed in place) and returns the new root. */
@@ -154,7 +154,7 @@ export function applyOps(root: unknown, ops: readonly Op[]): unknown {
     const nodes = containers(out);
     const node = pick(nodes, op.at);
     if (node === undefined) {
-      out = op.op === 'retype' ? op.value : out;
+      out = op.op === 'retype' ? structuredClone(op.value) : out;
       continue;
     }
     const keys = Object.keys(node);
@@ -165,12 +165,13 @@ export function applyOps(root: unknown, ops: readonly Op[]): unknown {
         if (Array.isArray(node)) node.splice(Number(name), 1);
         else delete node[name];
         break;
+      // A copy of the value: fast-check hands out its constants as the same objects in every case.
       case 'retype':
-        if (name !== undefined) setOwn(node, name, op.value);
-        else if (node === out) out = op.value;
+        if (name !== undefined) setOwn(node, name, structuredClone(op.value));
+        else if (node === out) out = structuredClone(op.value);
         break;
       case 'proto':
-        if (!Array.isArray(node)) setOwn(node, op.name, op.value);
+        if (!Array.isArray(node)) setOwn(node, op.name, structuredClone(op.value));
         break;
       case 'enum':
         swapEnum(node, op.pick, false);
@@ -184,10 +185,11 @@ export function applyOps(root: unknown, ops: readonly Op[]): unknown {
       case 'many': {
         const list = Array.isArray(node) ? node : undefined;
         if (list === undefined || list.length === 0) break;
-        // The same item again and again (shared: a copy of a deep item would cost more than the decode),
-        // up to about MAX_WEIGHT in all: a list of copies of a list of copies would grow without bound.
-        const count = Math.min(op.count, Math.floor(MAX_WEIGHT / Math.max(1, weight(list[0]))));
-        for (let i = list.length; i < count; i++) list.push(list[0]);
+        // The same item again and again (shared: a copy of a deep item would cost more than the decode).
+        const length = list.length;
+        for (let i = length; i < op.count; i++) list.push(list[0]);
+        // Not past about MAX_WEIGHT in all: a list inside shared items grows in every one of them.
+        if (weight(out) > MAX_WEIGHT) list.length = length;
         break;
       }
     }
