@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPushReceiver } from '../src/index.js';
 import type { PushNotice, PushReceiver } from '../src/index.js';
 import { serve, settle, v1Status } from './push/helpers.js';
@@ -61,6 +61,27 @@ describe('push receiver with Standard Webhooks HMAC signatures', () => {
     await refusedWith(401, body, signed('msg-6', NOW_SEC + 301, body));
     await refusedWith(401, body, { ...signed('', NOW_SEC, body) });
     await refusedWith(401, body, { ...signed('msg-7', NOW_SEC, body), 'webhook-signature': 'v2,abc' });
+  });
+
+  it('a forged signature is refused before the body is parsed: 401 for a body that is not even JSON', async () => {
+    const nested = '['.repeat(64 * 1024) + ']'.repeat(64 * 1024);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const body of [nested, '{"statusUpdate": ']) {
+        const response = await receiver.handle(
+          new Request('http://127.0.0.1/hook', { method: 'POST', headers: { 'content-type': 'application/json', ...signed('msg-9', NOW_SEC, body, randomBytes(32)) }, body }),
+        );
+        expect(response.status).toBe(401);
+      }
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    // Signed with the right key, the same bodies are the body's errors (400).
+    const response = await receiver.handle(
+      new Request('http://127.0.0.1/hook', { method: 'POST', headers: { 'content-type': 'application/json', ...signed('msg-10', NOW_SEC, nested) }, body: nested }),
+    );
+    expect(response.status).toBe(400);
   });
 
   it('a repeated webhook-id: a retry of the same push is acknowledged once; another body under it is refused (409)', async () => {

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPushReceiver, TetherError } from '../src/index.js';
 import type { PushNotice, PushReceiver, PushReceiverOptions, TaskState } from '../src/index.js';
 import { recorder, serve, settle, v03Task, v1Status } from './push/helpers.js';
@@ -94,6 +94,53 @@ describe('push receiver with a token', () => {
     expect(receiver.stats().pendingPushes).toBe(0);
 
     expect((await post(url, v1Status('t2', 'working'), { authorization: 'Bearer task-2-token' })).status).toBe(202);
+  });
+
+  it('a caller without a matching token is refused before its body is read or parsed (a forged push costs no parse)', async () => {
+    const receiver = createPushReceiver({ token: TOKEN });
+    cleanups.push(() => receiver.close());
+    receiver.expect('t1');
+    receiver.expect('t2', { token: 'task-2-token' });
+    const all = watchAll(receiver, ['t1', 't2']);
+    // 256 KiB of nesting: JSON.parse alone costs tens of ms on it, for anybody who can reach the port.
+    const nested = '['.repeat(128 * 1024) + ']'.repeat(128 * 1024);
+    const forged = (token: string, body: BodyInit, headers: Record<string, string> = {}): Request =>
+      new Request('http://127.0.0.1/hook', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      let pulled = 0;
+      const counted = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            pulled += 1;
+            controller.enqueue(new TextEncoder().encode(nested));
+            controller.close();
+          },
+        },
+        { highWaterMark: 0 }, // pulled only when somebody reads
+      );
+      expect((await receiver.handle(forged('forged', counted))).status).toBe(401);
+      expect(pulled).toBe(0); // a token header that matches nothing: the body is never read
+      expect((await receiver.handle(forged('forged', '{"statusUpdate": '))).status).toBe(401); // 401, not 400
+      expect((await receiver.handle(forged('forged', nested, { 'x-a2a-notification-token': 'forged' }))).status).toBe(401);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    // Valid tokens still reach the parser, and their errors are the body's.
+    expect((await receiver.handle(forged(TOKEN, '{"statusUpdate": '))).status).toBe(400);
+    expect((await receiver.handle(forged('task-2-token', nested))).status).toBe(400);
+    expect((await receiver.handle(forged('task-2-token', v1Status('t1', 'working')))).status).toBe(401); // t2's token is not t1's
+    expect((await receiver.handle(forged('task-2-token', v1Status('t2', 'working')))).status).toBe(202);
+    receiver.forget('t2');
+    expect((await receiver.handle(forged('task-2-token', nested))).status).toBe(401); // a forgotten task's token opens nothing
+    await settle();
+    expect(all.map((notice) => notice.status?.state)).toEqual(['working']);
   });
 
   it('answers 415, 400, 404, 405 and 413 and delivers nothing', async () => {

@@ -15,6 +15,11 @@ export class SecretMatcher {
 
   /** Whether `presented` is the secret `expected` is the digest of. */
   matches(presented: string, expected: Buffer): boolean {
-    return timingSafeEqual(this.digest(presented), expected);
+    return this.same(this.digest(presented), expected);
+  }
+
+  /** Whether two digests made by {@link digest} are equal, compared in constant time. */
+  same(presented: Buffer, expected: Buffer): boolean {
+    return timingSafeEqual(presented, expected);
   }
 }

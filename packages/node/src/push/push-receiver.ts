@@ -220,6 +220,13 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     if (bearerJwt === undefined && hmacHeaders === undefined && presentedToken === undefined) {
       return refuse(401, 'no credentials', false);
     }
+    // A token that is neither the receiver's nor any expected task's opens nothing: with no other
+    // credentials it is refused before the body is read, so a forged push costs no read and no parse.
+    const presentedDigest = presentedToken === undefined ? undefined : secrets.digest(presentedToken);
+    const tokenMayOpen =
+      presentedDigest !== undefined &&
+      ((tokenDigest !== undefined && secrets.same(presentedDigest, tokenDigest)) || mailboxes.holdsToken(presentedDigest));
+    if (bearerJwt === undefined && hmacHeaders === undefined && !tokenMayOpen) return refuse(401, 'credentials do not match', false);
     // A JWT is checked before the body is read: a forged one costs no read.
     let verifiedJwt: VerifiedJwt | undefined;
     if (bearerJwt !== undefined && jwtCheck !== undefined) {
@@ -239,6 +246,11 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
       return refuse(400, `body could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
     }
     if (raw === undefined) return refuse(413, `body exceeds ${maxBodyBytes} bytes`, false);
+    // A signature is over the raw bytes: checked before the parse, like the JWT and the token.
+    const hmacVerdict = hmacHeaders !== undefined && hmacCheck !== undefined ? hmacCheck.verify(hmacHeaders, raw, now()) : undefined;
+    if (verifiedJwt === undefined && (hmacVerdict === undefined || typeof hmacVerdict === 'string') && !tokenMayOpen) {
+      return refuse(401, typeof hmacVerdict === 'string' ? hmacVerdict : 'credentials do not match', true);
+    }
 
     let parsed: unknown;
     try {
@@ -264,12 +276,11 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     let replayKey: { key: string; expiresAtMs: number; reuse: number } | undefined;
     let authenticated = false;
     let failure = 'credentials do not match';
-    if (hmacHeaders !== undefined && hmacCheck !== undefined) {
-      const verdict = hmacCheck.verify(hmacHeaders, raw, nowMs);
-      if (typeof verdict === 'string') failure = verdict;
+    if (hmacVerdict !== undefined) {
+      if (typeof hmacVerdict === 'string') failure = hmacVerdict;
       else {
         authenticated = true;
-        replayKey = { key: `hmac:${verdict.id}`, expiresAtMs: (verdict.timestampSec + windowSec) * 1000, reuse: 409 };
+        replayKey = { key: `hmac:${hmacVerdict.id}`, expiresAtMs: (hmacVerdict.timestampSec + windowSec) * 1000, reuse: 409 };
       }
     }
     if (!authenticated && verifiedJwt !== undefined) {
@@ -285,13 +296,13 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     }
     if (authenticated && taskToken !== undefined) {
       // A JWT or a signature says who sent it; the task's own token says it is for this task's config.
-      if (presentedToken === undefined || !secrets.matches(presentedToken, taskToken)) {
+      if (presentedDigest === undefined || !secrets.same(presentedDigest, taskToken)) {
         authenticated = false;
         failure = "the task's token is missing or does not match";
       }
-    } else if (!authenticated && presentedToken !== undefined) {
+    } else if (!authenticated && presentedDigest !== undefined) {
       const expected = taskToken ?? tokenDigest;
-      if (expected !== undefined && secrets.matches(presentedToken, expected)) authenticated = true;
+      if (expected !== undefined && secrets.same(presentedDigest, expected)) authenticated = true;
     }
     if (!authenticated) return refuse(401, failure, true, { taskId });
     if (!mailboxes.has(taskId)) return refuse(404, `task ${taskId} is not expected`, true, { taskId });

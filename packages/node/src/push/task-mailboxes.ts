@@ -32,6 +32,8 @@ export type OfferResult = 'queued' | 'stale' | 'duplicate';
  */
 export class TaskMailboxes {
   readonly #boxes = new Map<string, Mailbox>();
+  /** How many expected tasks hold each token digest (hex), to tell a token that opens nothing before any read. */
+  readonly #tokens = new Map<string, number>();
   readonly #recentLimit: number;
   readonly #onListenerError: (error: unknown) => void;
   #pendingPushes = 0;
@@ -58,12 +60,30 @@ export class TaskMailboxes {
   }
 
   expect(taskId: string, tokenDigest: Buffer | undefined): void {
+    this.#count(tokenDigest, 1);
     const known = this.#boxes.get(taskId);
     if (known !== undefined) {
+      this.#count(known.tokenDigest, -1);
       known.tokenDigest = tokenDigest;
       return;
     }
     this.#boxes.set(taskId, { tokenDigest, listeners: new Set(), pending: undefined, status: undefined, busy: false, recent: [] });
+  }
+
+  /**
+   * Whether some expected task holds this token digest. The digests are keyed HMACs (see
+   * SecretMatcher), so a lookup's timing says nothing about any token.
+   */
+  holdsToken(tokenDigest: Buffer): boolean {
+    return this.#tokens.has(tokenDigest.toString('hex'));
+  }
+
+  #count(tokenDigest: Buffer | undefined, delta: 1 | -1): void {
+    if (tokenDigest === undefined) return;
+    const key = tokenDigest.toString('hex');
+    const count = (this.#tokens.get(key) ?? 0) + delta;
+    if (count > 0) this.#tokens.set(key, count);
+    else this.#tokens.delete(key);
   }
 
   has(taskId: string): boolean {
@@ -80,6 +100,7 @@ export class TaskMailboxes {
     if (box.pending !== undefined) this.#pendingPushes -= box.pending.pushes;
     box.pending = undefined;
     box.listeners.clear();
+    this.#count(box.tokenDigest, -1);
     this.#boxes.delete(taskId);
   }
 
