@@ -226,7 +226,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     const tokenMayOpen =
       presentedDigest !== undefined &&
       ((tokenDigest !== undefined && secrets.same(presentedDigest, tokenDigest)) || mailboxes.holdsToken(presentedDigest));
-    if (bearerJwt === undefined && hmacHeaders === undefined && !tokenMayOpen) return refuse(401, 'credentials do not match', false);
+    if (bearerJwt === undefined && hmacHeaders === undefined && !tokenMayOpen) return refuse(401, "the token is neither the receiver's nor an expected task's", false);
     // A JWT is checked before the body is read: a forged one costs no read.
     let verifiedJwt: VerifiedJwt | undefined;
     if (bearerJwt !== undefined && jwtCheck !== undefined) {
