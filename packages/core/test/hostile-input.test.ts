@@ -64,6 +64,25 @@ describe('cards: only CARD_INVALID leaves connect(), whatever the card holds', (
     expect(v03Error.message.length).toBeLessThan(600);
   });
 
+  it('a given card that only looks normalized is normalized: from its raw form when it has one, else CARD_INVALID', async () => {
+    const options = { cardCache: false as const };
+    // The shape of a normalized card, written by hand (or by whoever wrote the JSON): nothing vouches for it.
+    const forged = { name: 'x', interfaces: [{ url: 'http://10.0.0.1/rpc', binding: 'JSONRPC', version: '1.0' }], cardFormat: '1.0' };
+    const refused = await connect(server.url, { ...options, card: forged }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TetherError);
+    expect((refused as TetherError).code).toBe('CARD_INVALID');
+    // A normalized card that went through JSON (a file, a message between processes) is normalized again
+    // from `raw`: interfaces put beside it are not used.
+    const normalized = normalizeCard(v1Card(server.origin), server.url);
+    const copy = JSON.parse(JSON.stringify(normalized)) as Record<string, unknown>;
+    copy['interfaces'] = forged.interfaces;
+    const client = await connect(server.url, { ...options, card: copy });
+    expect(client.card.interfaces.map((i) => i.url)).toEqual([`${server.origin}/rpc`, `${server.origin}/rest`]);
+    // The card normalizeCard() returned is used as it is, edits included.
+    normalized.description = 'edited by the caller';
+    expect((await connect(server.url, { ...options, card: normalized })).card.description).toBe('edited by the caller');
+  });
+
   it('a scope of a requirement that is not a string is CARD_INVALID (skills too)', () => {
     const base = { name: 'a', url: 'https://a.example/rpc' };
     expect(() => normalizeCard({ ...base, security: [{ s: [{ toString: 1 }] }] })).toThrow(/invalid at security\.0\.s\.0: expected string/);

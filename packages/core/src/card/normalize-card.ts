@@ -183,7 +183,27 @@ function requirementsOf(holder: RequirementLists, where: (string | number)[], ba
 export function normalizeCard(raw: unknown, base?: string): AgentCard {
   const issue = wireCard(raw);
   if (issue) throw invalid(issue.path.length > 0 ? issue.path : ['card'], problem(issue), base);
-  return cardFromWire(raw as WireCard, raw, base);
+  const card = cardFromWire(raw as WireCard, raw, base);
+  normalizedCards.add(card);
+  return card;
+}
+
+/** The cards {@link normalizeCard} made in this process: only these are taken as normalized without a check. */
+const normalizedCards = new WeakSet<object>();
+
+/**
+ * A card given to `connect()`, normalized: a card {@link normalizeCard} returned (edits included) is
+ * used as it is; anything else is checked, a card that only has a normalized card's shape (it went
+ * through JSON, or somebody wrote it) from its `raw` form.
+ */
+export function givenCard(card: unknown, base?: string): AgentCard {
+  if (typeof card === 'object' && card !== null && normalizedCards.has(card)) return card as AgentCard;
+  const looksNormalized = typeof card === 'object' && card !== null && Object.hasOwn(card, 'cardFormat') && Object.hasOwn(card, 'interfaces');
+  const raw = looksNormalized ? (card as { raw?: unknown }).raw : card;
+  if (looksNormalized && (typeof raw !== 'object' || raw === null)) {
+    throw invalid(['card'], 'has the shape of a normalized card but no raw card to normalize it from', base);
+  }
+  return normalizeCard(raw, base);
 }
 
 /** A checked card (`wire`, read from `raw`), normalized; exported for the oracle test. */

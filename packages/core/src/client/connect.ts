@@ -5,7 +5,7 @@ import { MemoryCardCache, type CardCache } from '../card/card-cache.js';
 import type { AgentCard } from '../card/card-types.js';
 import { verifiedCard, type CardVerifier } from '../card/card-verifier.js';
 import { negotiate, type NegotiationPreferences } from '../card/negotiate.js';
-import { normalizeCard } from '../card/normalize-card.js';
+import { givenCard } from '../card/normalize-card.js';
 import { resolveCard } from '../card/resolve-card.js';
 import { DEFAULTS, type ResilienceOptions } from '../defaults.js';
 import { MemoryTaskStore } from '../store/memory-task-store.js';
@@ -51,7 +51,9 @@ export interface ConnectOptions extends NegotiationPreferences {
   signal?: AbortSignal | undefined;
   /**
    * Use this card instead of fetching one: the card JSON as served (either version) or an
-   * already normalized `AgentCard`. Relative URLs in it resolve against the `url` argument.
+   * `AgentCard` that `normalizeCard()` returned. Relative URLs in it resolve against the `url`
+   * argument. Anything else is checked: a normalized card that went through JSON is normalized again
+   * from its `raw` card (the fields beside `raw` are not trusted), and without `raw` it is `CARD_INVALID`.
    */
   card?: unknown;
   /**
@@ -125,10 +127,6 @@ function checkStore(store: unknown): void {
   throw new TetherError('INVALID_ARGUMENT', `connect: store is not a TaskStore, it lacks ${missing.join(', ')}${hint}`, { maybeDelivered: false });
 }
 
-function isNormalized(card: unknown): card is AgentCard {
-  return typeof card === 'object' && card !== null && Array.isArray((card as AgentCard).interfaces) && 'cardFormat' in card;
-}
-
 function defaultFetch(): FetchLike {
   const f = (globalThis as { fetch?: FetchLike }).fetch;
   if (!f) throw new TetherError('INVALID_ARGUMENT', 'no global fetch in this runtime: pass options.fetch');
@@ -171,7 +169,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   let card: AgentCard;
   let cardUrl: string;
   if (options.card !== undefined) {
-    card = isNormalized(options.card) ? options.card : normalizeCard(options.card, base.href);
+    card = givenCard(options.card, base.href);
     cardUrl = base.href;
   } else {
     // The card request carries the caller's credentials as given (the scheme list is in the card itself).
