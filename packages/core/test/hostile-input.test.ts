@@ -354,3 +354,59 @@ describe('error messages show a bounded part of the agent text', () => {
     }
   });
 });
+
+describe('the protocol entry throws nothing but TetherErrors', () => {
+  it('every function of @a2a-tether/core/protocol, given anything at all (a DecodeError is a TetherError: INVALID_RESPONSE)', async () => {
+    const entry = (await import('../src/protocol-entry.js')) as Record<string, unknown>;
+    const functions = Object.entries(entry).filter(([name, value]) => typeof value === 'function' && /^[a-z]/.test(name));
+    expect(functions.map(([name]) => name).sort()).toEqual(
+      ['cardCandidates', 'decodeMessage', 'decodeSendResult', 'decodeStreamEvent', 'decodeTask', 'encodeMessage', 'encodeSendParams', 'endsStream', 'majorMinor', 'negotiate', 'normalizeCard', 'parseRetryAfter'],
+    );
+    const values: unknown[] = [
+      undefined,
+      null,
+      {},
+      [],
+      '',
+      'x',
+      'http://[',
+      1,
+      Number.NaN,
+      JSON.parse('{"__proto__":{"polluted":1},"kind":"task"}'),
+      { kind: 'x' },
+      { messageId: 'm', role: 'agent', parts: null },
+      { messageId: 'm', role: 'agent', parts: [{ kind: 'file', file: null }] },
+      { message: null },
+      { interfaces: null },
+      { interfaces: [null] },
+      { kind: 'status-update', status: null },
+      JSON.parse(nested(5_000)),
+    ];
+    const escaped: string[] = [];
+    for (const [name, fn] of functions) {
+      for (const first of values) {
+        for (const second of [undefined, 'v1', 'v03', 'v03-proto', 'v9', ...values]) {
+          try {
+            const result: unknown = (fn as (a: unknown, b: unknown) => unknown)(first, second);
+            if (result instanceof Promise) await result;
+          } catch (error) {
+            if (!(error instanceof TetherError)) escaped.push(`${name}: ${String(error).slice(0, 80)}`);
+          }
+        }
+      }
+    }
+    expect([...new Set(escaped)]).toEqual([]);
+    const decodeError = (() => {
+      try {
+        decodeTask(null, 'v1');
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(decodeError).toBeInstanceOf(DecodeError);
+    expect(decodeError).toBeInstanceOf(TetherError);
+    expect((decodeError as TetherError).code).toBe('INVALID_RESPONSE');
+    expect(Object.prototype).not.toHaveProperty('polluted');
+  });
+});

@@ -26,6 +26,10 @@ const ALL_VERSIONS: ProtocolVersion[] = ['1.0', '0.3'];
  * @throws TetherError `NO_COMPATIBLE_INTERFACE` listing what the card offers.
  */
 export function negotiate(card: AgentCard, preferences: NegotiationPreferences = {}): SelectedInterface[] {
+  if (typeof card !== 'object' || card === null || !Array.isArray(card.interfaces) || !card.interfaces.every((i) => typeof i === 'object' && i !== null)) {
+    throw new TetherError('INVALID_ARGUMENT', 'negotiate: not an AgentCard (normalizeCard() makes one from the card JSON)', { operation: 'negotiate', maybeDelivered: false });
+  }
+  if (typeof preferences !== 'object' || preferences === null) preferences = {};
   const bindings = preferences.preferredBindings ?? ALL_BINDINGS;
   const versions = preferences.protocolVersions ?? ALL_VERSIONS;
   const rank = <T>(list: T[] | undefined, value: T): number => (list ? list.indexOf(value) : 0);

@@ -13,6 +13,7 @@ import { isObject } from '../util/is-object.js';
 
 /** `0.3.0` → `0.3`, `1` → `1.0`; anything unparsable is kept as is (and will not match). */
 export function majorMinor(version: string): string {
+  if (typeof version !== 'string') return '';
   const match = /^v?(\d+)(?:\.(\d+))?/.exec(version.trim());
   return match ? `${match[1]}.${match[2] ?? '0'}` : version;
 }
@@ -181,6 +182,9 @@ function requirementsOf(holder: RequirementLists, where: (string | number)[], ba
  * interface URLs (relative to where the card was found).
  */
 export function normalizeCard(raw: unknown, base?: string): AgentCard {
+  if (base !== undefined && typeof base !== 'string') {
+    throw new TetherError('INVALID_ARGUMENT', 'normalizeCard: the base is the URL the card was found at, a string', { maybeDelivered: false });
+  }
   const issue = wireCard(raw);
   if (issue) throw invalid(issue.path.length > 0 ? issue.path : ['card'], problem(issue), base);
   const card = cardFromWire(raw as WireCard, raw, base);

@@ -11,7 +11,8 @@ export const MAX_RETRY_AFTER_MS = 2 ** 31 - 1;
  * 2³¹ − 1 ms (about 24.8 days, the longest a timer can wait) become that: the result is always finite.
  */
 export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (value === null || value === undefined) return undefined;
+  if (typeof value !== 'string') return undefined;
+  if (typeof now !== 'number') now = Date.now();
   const trimmed = value.trim();
   const ms = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now;
   if (Number.isNaN(ms)) return undefined;

@@ -19,14 +19,19 @@ export function isInterruptedState(state: TaskState): boolean {
  * stream is a premature close.
  */
 export function endsStream(event: StreamEvent): boolean {
+  // Not an event (the protocol entry is given anything): it ends nothing.
+  if (typeof event !== 'object' || event === null) return false;
+  // Typed as present, but not from a caller that built the object by hand.
+  const state = (event as { status?: { state?: TaskState } | null }).status?.state;
   switch (event.kind) {
     case 'message':
       return true;
     case 'task':
-      return isTerminalState(event.status.state) || isInterruptedState(event.status.state);
+      return state !== undefined && (isTerminalState(state) || isInterruptedState(state));
     case 'status-update':
-      return event.final === true || isTerminalState(event.status.state) || isInterruptedState(event.status.state);
+      return event.final === true || (state !== undefined && (isTerminalState(state) || isInterruptedState(state)));
     case 'artifact-update':
       return false;
   }
+  return false;
 }

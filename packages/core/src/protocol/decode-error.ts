@@ -1,14 +1,18 @@
+import { TetherError } from '../errors/tether-error.js';
+
 /**
- * A wire object did not match the protocol. Transports turn it into a `TetherError`
- * (`INVALID_RESPONSE` for answers, `MALFORMED_EVENT` for stream events) with the call's context.
+ * A wire object did not match the protocol: a `TetherError` with code `INVALID_RESPONSE`, thrown by
+ * the decoders of `@a2a-tether/core/protocol`. Transports turn it into a `TetherError` with the
+ * call's context (`INVALID_RESPONSE` for answers, `MALFORMED_EVENT` for stream events).
  */
-export class DecodeError extends Error {
+export class DecodeError extends TetherError {
+  static override readonly errorName: string = 'DecodeError';
+
   constructor(
     message: string,
     readonly path: string = '',
   ) {
-    super(path ? `${path}: ${message}` : message);
-    this.name = 'DecodeError';
+    super('INVALID_RESPONSE', path ? `${path}: ${message}` : message, { isRetryable: false });
   }
 }
 

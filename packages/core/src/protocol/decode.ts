@@ -13,7 +13,7 @@ import type {
   TaskStatus,
 } from '../model/types.js';
 import { DecodeError, quote } from './decode-error.js';
-import type { Dialect } from './dialect.js';
+import { checkDialect, type Dialect } from './dialect.js';
 import {
   wireArtifactUpdate,
   wireMessage,
@@ -286,6 +286,7 @@ function check<T>(shape: Check<T>, value: unknown, path: string): T {
 
 /** Decodes a Task from any dialect. */
 export function decodeTask(value: unknown, dialect: Dialect, path = 'task'): Task {
+  checkDialect(dialect, 'decodeTask');
   return fastTask(value, dialect) ?? decodeTaskWithSchemas(value, dialect, path);
 }
 
@@ -296,6 +297,7 @@ export function decodeTaskWithSchemas(value: unknown, dialect: Dialect, path = '
 
 /** Decodes a Message from any dialect. */
 export function decodeMessage(value: unknown, dialect: Dialect, path = 'message'): Message {
+  checkDialect(dialect, 'decodeMessage');
   return messageFromWire(check(wireMessage, value, path), dialect, path);
 }
 
@@ -315,6 +317,7 @@ const INFERRED = [
  * Tells them apart by the keys present, never by key order.
  */
 export function decodeStreamEvent(value: unknown, dialect: Dialect): StreamEvent {
+  checkDialect(dialect, 'decodeStreamEvent');
   return fastStreamEvent(value, dialect) ?? decodeStreamEventWithSchemas(value, dialect);
 }
 

@@ -1,6 +1,7 @@
 import type { Message, Metadata, Part, PushNotificationConfig } from '../model/types.js';
 import { TetherError } from '../errors/tether-error.js';
-import type { Dialect } from './dialect.js';
+import { checkDialect, type Dialect } from './dialect.js';
+import { isObject } from '../util/is-object.js';
 
 /** What a send carries, before it is written in a dialect. */
 export interface SendParams {
@@ -20,7 +21,15 @@ function put(target: Json, key: string, value: unknown): void {
   if (value !== undefined) target[key] = value;
 }
 
+const PART_KINDS: ReadonlySet<unknown> = new Set(['text', 'data', 'file']);
+
+function argument(detail: string): TetherError {
+  return new TetherError('INVALID_ARGUMENT', detail, { maybeDelivered: false });
+}
+
 function encodePart(part: Part, dialect: Dialect): Json {
+  // A part of another kind would be written as `{}`: the agent would get an empty part.
+  if (!isObject(part) || !PART_KINDS.has(part.kind)) throw argument(`a part must be an object of kind text, data or file`);
   const out: Json = {};
   if (dialect === 'v1') {
     switch (part.kind) {
@@ -83,6 +92,8 @@ function encodePart(part: Part, dialect: Dialect): Json {
 
 /** Writes a message in the given dialect. */
 export function encodeMessage(message: Message, dialect: Dialect): Json {
+  checkDialect(dialect, 'encodeMessage');
+  if (!isObject(message) || !Array.isArray(message.parts)) throw argument('encodeMessage: a message is an object with a parts list');
   const parts = message.parts.map((p) => encodePart(p, dialect));
   const out: Json = { messageId: message.messageId };
   if (dialect === 'v03') {
@@ -120,6 +131,7 @@ function encodePushInner(config: Omit<PushNotificationConfig, 'taskId'> & { task
 
 /** Writes SendMessage params in the given dialect; the blocking flag is always explicit. */
 export function encodeSendParams(params: SendParams, dialect: Dialect): Json {
+  if (!isObject(params)) throw argument('encodeSendParams: the params are an object with a message');
   const configuration: Json = {};
   put(configuration, 'acceptedOutputModes', params.acceptedOutputModes);
   put(configuration, 'historyLength', params.historyLength);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, TetherError, type A2AClient } from '../../src/index.js';
+import { DecodeError } from '../../src/protocol-entry.js';
 import type { FetchLike } from '../../src/http/fetch-like.js';
 import { fuzzRuns, fuzzSeed } from './fuzz-config.js';
 import { SEEDS, type Seed } from './official-corpus.js';
@@ -134,6 +135,8 @@ describe.each(TARGETS)('fuzz the $name client on mutated official answers', { ti
         const { ms, error } = await outcome(call);
         record(`${name} unary`, ms, error);
         if (error !== undefined && !(error instanceof TetherError)) throw new Error(`${seed.name}: ${String(error)} is not a TetherError`, { cause: error });
+        // A decoder's DecodeError is a TetherError too, but the client wraps it with the call's context.
+        if (error instanceof DecodeError) throw new Error(`${seed.name}: a bare DecodeError left the client: ${error.message}`, { cause: error });
         expect(ms, seed.name).toBeLessThan(MAX_MS);
         expect(prototypeChanges(before)).toEqual([]);
       }),
@@ -154,6 +157,7 @@ describe.each(TARGETS)('fuzz the $name client on mutated official answers', { ti
         });
         record(`${name} stream`, ms, error);
         if (error !== undefined && !(error instanceof TetherError)) throw new Error(`${String(error)} is not a TetherError`, { cause: error });
+        if (error instanceof DecodeError) throw new Error(`a bare DecodeError left the stream: ${error.message}`, { cause: error });
         expect(ms).toBeLessThan(MAX_MS);
         expect(prototypeChanges(before)).toEqual([]);
       }),
