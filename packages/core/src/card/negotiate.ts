@@ -27,7 +27,7 @@ const ALL_VERSIONS: ProtocolVersion[] = ['1.0', '0.3'];
  */
 export function negotiate(card: AgentCard, preferences: NegotiationPreferences = {}): SelectedInterface[] {
   if (typeof card !== 'object' || card === null || !Array.isArray(card.interfaces) || !card.interfaces.every((i) => typeof i === 'object' && i !== null)) {
-    throw new TetherError('INVALID_ARGUMENT', 'negotiate: not an AgentCard (normalizeCard() makes one from the card JSON)', { operation: 'negotiate', maybeDelivered: false });
+    throw new TetherError('INVALID_ARGUMENT', 'negotiate: not an AgentCard (see normalizeCard)');
   }
   if (typeof preferences !== 'object' || preferences === null) preferences = {};
   const bindings = preferences.preferredBindings ?? ALL_BINDINGS;

@@ -183,7 +183,7 @@ function requirementsOf(holder: RequirementLists, where: (string | number)[], ba
  */
 export function normalizeCard(raw: unknown, base?: string): AgentCard {
   if (base !== undefined && typeof base !== 'string') {
-    throw new TetherError('INVALID_ARGUMENT', 'normalizeCard: the base is the URL the card was found at, a string', { maybeDelivered: false });
+    throw new TetherError('INVALID_ARGUMENT', 'normalizeCard: base is not a string');
   }
   const issue = wireCard(raw);
   if (issue) throw invalid(issue.path.length > 0 ? issue.path : ['card'], problem(issue), base);

@@ -41,10 +41,9 @@ export interface ResolvedCard {
 export function cardCandidates(input: string | URL): string[] {
   let url: URL;
   try {
-    if (typeof input !== 'string' && !(input instanceof URL)) throw new TypeError(`a ${typeof input}, not a string or a URL`);
-    url = new URL(input);
+    url = new URL(typeof input === 'string' || input instanceof URL ? input : '');
   } catch (error) {
-    throw new TetherError('INVALID_ARGUMENT', `not an absolute URL: ${typeof input === 'string' ? redact(input).slice(0, 200) : typeof input}`, { cause: error, maybeDelivered: false });
+    throw new TetherError('INVALID_ARGUMENT', `not an absolute URL: ${typeof input === 'string' ? redact(input).slice(0, 200) : typeof input}`, { cause: error });
   }
   url.hash = '';
   if (/\.json$/i.test(url.pathname) || url.pathname.includes('/.well-known/')) return [url.href];

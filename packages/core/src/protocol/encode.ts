@@ -23,13 +23,9 @@ function put(target: Json, key: string, value: unknown): void {
 
 const PART_KINDS: ReadonlySet<unknown> = new Set(['text', 'data', 'file']);
 
-function argument(detail: string): TetherError {
-  return new TetherError('INVALID_ARGUMENT', detail, { maybeDelivered: false });
-}
-
 function encodePart(part: Part, dialect: Dialect): Json {
   // A part of another kind would be written as `{}`: the agent would get an empty part.
-  if (!isObject(part) || !PART_KINDS.has(part.kind)) throw argument(`a part must be an object of kind text, data or file`);
+  if (!isObject(part) || !PART_KINDS.has(part.kind)) throw new TetherError('INVALID_ARGUMENT', 'a part is of kind text, data or file');
   const out: Json = {};
   if (dialect === 'v1') {
     switch (part.kind) {
@@ -93,7 +89,7 @@ function encodePart(part: Part, dialect: Dialect): Json {
 /** Writes a message in the given dialect. */
 export function encodeMessage(message: Message, dialect: Dialect): Json {
   checkDialect(dialect, 'encodeMessage');
-  if (!isObject(message) || !Array.isArray(message.parts)) throw argument('encodeMessage: a message is an object with a parts list');
+  if (!isObject(message) || !Array.isArray(message.parts)) throw new TetherError('INVALID_ARGUMENT', 'encodeMessage: no parts list');
   const parts = message.parts.map((p) => encodePart(p, dialect));
   const out: Json = { messageId: message.messageId };
   if (dialect === 'v03') {
@@ -131,7 +127,7 @@ function encodePushInner(config: Omit<PushNotificationConfig, 'taskId'> & { task
 
 /** Writes SendMessage params in the given dialect; the blocking flag is always explicit. */
 export function encodeSendParams(params: SendParams, dialect: Dialect): Json {
-  if (!isObject(params)) throw argument('encodeSendParams: the params are an object with a message');
+  if (!isObject(params)) throw new TetherError('INVALID_ARGUMENT', 'encodeSendParams: not an object');
   const configuration: Json = {};
   put(configuration, 'acceptedOutputModes', params.acceptedOutputModes);
   put(configuration, 'historyLength', params.historyLength);
