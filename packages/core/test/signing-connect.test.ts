@@ -3,18 +3,7 @@ import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect, MemoryCardCache, TetherError, type CardVerifier } from '../src/index.js';
 import { cardVerifier, type CardVerification } from '../src/signing-entry.js';
-import { signCard, testKey, type TestKey } from './helpers/sign-card.js';
-
-async function refusal(promise: Promise<unknown>, code = 'SIGNATURE_INVALID'): Promise<TetherError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TetherError);
-    expect((error as TetherError).code).toBe(code);
-    return error as TetherError;
-  }
-  throw new Error(`expected ${code}`);
-}
+import { refusal, signCard, testKey, type TestKey } from './helpers/sign-card.js';
 
 let key: TestKey;
 let other: TestKey;

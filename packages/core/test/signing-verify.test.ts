@@ -2,20 +2,8 @@
 import { exportSPKI, FlattenedSign } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normalizeCard } from '../src/protocol-entry.js';
-import { TetherError } from '../src/index.js';
 import { cardSigningPayload, SIGNING_DEFAULTS, verifyCardSignatures, type VerifyCardOptions } from '../src/signing-entry.js';
-import { decodeHeader, encodeHeader, signatureOf, signCard, testKey, v1CardJson, type TestKey } from './helpers/sign-card.js';
-
-async function refusal(promise: Promise<unknown>, code = 'SIGNATURE_INVALID'): Promise<TetherError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TetherError);
-    expect((error as TetherError).code).toBe(code);
-    return error as TetherError;
-  }
-  throw new Error(`expected ${code}`);
-}
+import { decodeHeader, encodeHeader, refusal, signatureOf, signCard, testKey, v1CardJson, type TestKey } from './helpers/sign-card.js';
 
 /** A fetch that serves `sets` by URL and records every call (with its init). */
 function keySetFetch(sets: Record<string, unknown>) {

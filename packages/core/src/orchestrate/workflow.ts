@@ -479,12 +479,17 @@ export class Workflow {
   stop(): void {
     this.stopped = true;
     this.clearTimers();
+    this.detachAll();
+    for (const wake of [...this.wake]) wake();
+  }
+
+  /** Stops following every live task (their budget timers too); the tasks themselves run on. */
+  private detachAll(): void {
     for (const live of this.live.values()) {
       if (live.timer) clearTimeout(live.timer);
       live.handle.detach();
     }
     this.live.clear();
-    for (const wake of [...this.wake]) wake();
   }
 
   /** @internal Picks up where the record stands (new or restarted). */
@@ -876,11 +881,7 @@ export class Workflow {
     this.ended = true;
     this.clearTimers();
     // Superseded attempts still followed (their late results): stop watching; their cancel stays "requested".
-    for (const live of this.live.values()) {
-      if (live.timer) clearTimeout(live.timer);
-      live.handle.detach();
-    }
-    this.live.clear();
+    this.detachAll();
     const nodes = Object.values(this.record.nodes);
     const required = this.options.hops.filter((h) => h.required !== false).map((h) => this.node(h.id));
     const cancelledOnly = nodes.every((n) => n.state === 'canceled' || n.state === 'cancel-requested');

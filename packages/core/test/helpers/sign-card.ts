@@ -1,6 +1,8 @@
 // Signing cards for tests, the way an agent would: a JWS with detached payload over the canonical card.
 import { exportJWK, FlattenedSign, generateKeyPair } from 'jose';
 import type { CryptoKey, JWK } from 'jose';
+import { expect } from 'vitest';
+import { TetherError } from '../../src/index.js';
 import { cardSigningPayload, type CardCanonicalForm } from '../../src/signing-entry.js';
 
 /** A signing key pair and its public JWK (with `kid` and `alg`). */
@@ -63,4 +65,16 @@ export function v1CardJson(origin = 'https://agent.example'): Record<string, unk
     defaultOutputModes: ['text/plain'],
     skills: [{ id: 'forecast', name: 'Forecast', description: 'Tells the weather.', tags: ['weather'] }],
   };
+}
+
+/** The TetherError `promise` rejects with, which must have `code` (by default a refused signature). */
+export async function refusal(promise: Promise<unknown>, code = 'SIGNATURE_INVALID'): Promise<TetherError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(TetherError);
+    expect((error as TetherError).code).toBe(code);
+    return error as TetherError;
+  }
+  throw new Error(`expected ${code}`);
 }
