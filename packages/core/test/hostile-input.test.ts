@@ -410,3 +410,31 @@ describe('the protocol entry throws nothing but TetherErrors', () => {
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
 });
+
+describe('an echoed credential is redacted before a quote is cut (found in review)', () => {
+  it('a token across the 64 KiB cut of a quoted body leaves no part of itself in the message or the snippet', async () => {
+    const token = 'sk-live-0123456789abcdefghijklmnopqrstuv';
+    const card = v1Card('https://agent.example', {
+      securitySchemes: { b: { httpAuthSecurityScheme: { scheme: 'bearer' } } },
+      securityRequirements: [{ schemes: { b: { list: [] } } }],
+    });
+    for (const [type, padding] of [
+      ['text/html', 64 * 1024 - 30],
+      ['application/json', 64 * 1024 - 12],
+    ] as const) {
+      const fetch = async (_input: string | URL, init?: RequestInit): Promise<Response> => {
+        const echoed = (new Headers(init?.headers).get('authorization') ?? '').replace(/^Bearer /, '');
+        // A page (or a broken JSON body) that echoes the request's credentials, padded so they straddle the cut.
+        return new Response(`${' '.repeat(padding)}${echoed} end`, { status: 200, headers: { 'content-type': type } });
+      };
+      const client = await connect('https://agent.example/', { card, fetch, auth: { bearer: token }, maxRetries: 0, cardCache: false });
+      const error = await client.sendMessage('hi').then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(TetherError);
+      const { message, bodySnippet } = error as TetherError;
+      for (const text of [message, bodySnippet ?? '']) expect(text, `${type}: ${text.slice(-80)}`).not.toContain(token.slice(0, 8));
+    }
+  });
+});

@@ -31,6 +31,20 @@ describe('redact', () => {
     expect(redact('error: the token expired')).toBe('error: the token expired');
   });
 
+  it('redacts every scheme and quoted values whole (found in review: the token or the rest of a phrase was kept)', () => {
+    expect(redact('authorization: bearer abc123secret')).toBe('authorization: bearer [REDACTED]');
+    expect(redact('Authorization: DPoP eyJhbGciOi.secretpart')).toBe('Authorization: DPoP [REDACTED]');
+    expect(redact('Proxy-Authorization: Negotiate YIIabc==')).toBe('Proxy-Authorization: Negotiate [REDACTED]');
+    expect(redact('Authorization: abc123secret')).toBe('Authorization: [REDACTED]');
+    expect(redact('token=BEARER xyz')).toBe('token=BEARER [REDACTED]');
+    expect(redact('{"password":"correct horse battery staple","user":"ann"}')).toBe('{"password":"[REDACTED]","user":"ann"}');
+    expect(redact('{"token":"ab\\"cdSECRET","n":1}')).toBe('{"token":"[REDACTED]","n":1}');
+    expect(redact("secret='two words'")).toBe("secret='[REDACTED]'");
+    // A raw `@` in the password: the URL parser takes the last one before the host.
+    expect(redact('https://user:p@ss@host/x')).toBe('https://user:[REDACTED]@host/x');
+    expect(new URL('https://user:p@ss@host/x').host).toBe('host');
+  });
+
   it('redacts the values of secret names in objects, Headers and Maps, and leaves the rest as it was', () => {
     const headers = new Headers({ Authorization: 'Bearer t', 'Set-Cookie': 'sid=1', 'X-A2A-Notification-Token': 'n', 'Content-Type': 'text/plain' });
     expect(redact(headers)).toEqual({

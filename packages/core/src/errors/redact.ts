@@ -29,9 +29,16 @@ const SECRET_NAME = /^(?:(?:proxy)?authorization|(?:set)?cookie|bearer|basic|cre
 const NOT_SECRET = /^(?:next|prev|previous)?pagetoken$/;
 const QUERY_SECRET_NAME = /^(?:key|sig|code)$/;
 
-// A name, its separator, and the scheme word of an Authorization value; then the value itself.
-const PAIR = /(?<![\w.-])([\w.-]+)(["']?[ \t]*[:=][ \t]*["']?)(?:(?:Bearer|Basic|Digest|Token|ApiKey)[ \t]+)?/;
+// A name, its separator and the quote a value opens with; then (read with the sticky patterns below, from
+// where the pair ends) a scheme word, and the value itself: up to the closing quote when it is quoted.
+const PAIR = /(?<![\w.-])([\w.-]+)(["']?[ \t]*[:=][ \t]*)(["']?)/;
+// After an Authorization name any scheme word is kept (`DPoP`, `Negotiate` …); after other names, these.
+const ANY_SCHEME = /[A-Za-z][\w.+-]*[ \t]+(?=[^\s"'])/y;
+const KNOWN_SCHEME = /(?:bearer|basic|digest|token|apikey|dpop)[ \t]+/iy;
 const VALUE = /[^\s"'&,;<>#{}[\]()]+/y;
+const IN_DOUBLE_QUOTES = /(?:[^"\\\n]|\\.)+/y;
+const IN_SINGLE_QUOTES = /(?:[^'\\\n]|\\.)+/y;
+const AUTHORIZATION = /^(?:proxy)?authorization$/;
 
 function normalize(name: string): string {
   return name.toLowerCase().replace(/[-_.]/g, '');
@@ -74,20 +81,26 @@ class Redactor {
     let redacted = '';
     let copied = 0;
     for (let m = pairs.exec(out); m !== null; m = pairs.exec(out)) {
-      const [match, name = '', separator = ''] = m;
+      const [match, name = '', separator = '', quote = ''] = m;
       const before = out[m.index - 1];
-      const inQuery = (before === '?' || before === '&') && separator === '=';
+      const inQuery = (before === '?' || before === '&') && separator === '=' && quote === '';
       if (!this.isSecretName(name, inQuery)) continue;
-      VALUE.lastIndex = m.index + match.length;
-      const value = VALUE.exec(out);
-      if (value === null) continue;
-      redacted += `${out.slice(copied, m.index + match.length)}${REDACTED}`;
-      copied = VALUE.lastIndex;
+      let start = m.index + match.length;
+      const scheme = AUTHORIZATION.test(normalize(name)) ? ANY_SCHEME : KNOWN_SCHEME;
+      scheme.lastIndex = start;
+      if (scheme.test(out)) start = scheme.lastIndex;
+      // A quoted value runs to its closing quote (spaces and escaped quotes included).
+      const pattern = quote === '"' ? IN_DOUBLE_QUOTES : quote === "'" ? IN_SINGLE_QUOTES : VALUE;
+      pattern.lastIndex = start;
+      if (pattern.exec(out) === null) continue;
+      redacted += `${out.slice(copied, start)}${REDACTED}`;
+      copied = pattern.lastIndex;
       pairs.lastIndex = copied;
     }
     out = redacted + out.slice(copied);
     // A password in a URL's user info: scheme://user:password@host.
-    return out.replace(/:\/\/([^\s/?#@:]*):([^\s/?#@]+)@/g, (_match: string, user: string) => `://${user}:${REDACTED}@`);
+    // A raw `@` in the password: the URL parser splits at the last one, and so does this.
+    return out.replace(/:\/\/([^\s/?#@:]*):([^\s/?#]+)@/g, (_match: string, user: string) => `://${user}:${REDACTED}@`);
   }
 
   value(value: unknown, depth: number): unknown {

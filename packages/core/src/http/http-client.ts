@@ -84,6 +84,17 @@ function quotable(text: string, secrets: string[]): string {
   return redact(text, { secrets });
 }
 
+/**
+ * The first {@link MAX_ERROR_BODY} characters of a (long) answer, as errors may quote them. Redacted
+ * before the cut: a credential across the cut would otherwise leave its first part, which no longer
+ * matches the secret. The window past the cut holds the longest secret, also URL-encoded.
+ */
+function quotableHead(text: string, secrets: string[]): string {
+  if (text.length <= MAX_ERROR_BODY) return quotable(text, secrets);
+  const longest = secrets.reduce((max, secret) => Math.max(max, encodeURIComponent(secret).length), 0);
+  return quotable(text.slice(0, MAX_ERROR_BODY + longest + 64), secrets).slice(0, MAX_ERROR_BODY);
+}
+
 // Values this short cannot be told from ordinary text: redacting them would garble messages.
 const MIN_SECRET_LENGTH = 6;
 
@@ -113,7 +124,7 @@ export class HttpClient {
       }
       const type = response.headers.get('content-type') ?? '';
       if (type && !isJsonType(type)) {
-        const quoted = quotable(text.slice(0, MAX_ERROR_BODY), secrets);
+        const quoted = quotableHead(text, secrets);
         throw new TetherError('UNEXPECTED_CONTENT_TYPE', `expected JSON, got ${type}: ${snippet(quoted)}`, {
           ...context,
           bodySnippet: snippet(quoted, 512),
@@ -122,7 +133,7 @@ export class HttpClient {
       try {
         return { body: JSON.parse(text) as unknown, context };
       } catch (error) {
-        const quoted = quotable(text.slice(0, MAX_ERROR_BODY), secrets);
+        const quoted = quotableHead(text, secrets);
         throw new TetherError('INVALID_RESPONSE', `body is not valid JSON: ${snippet(quoted)}`, {
           ...context,
           bodySnippet: snippet(quoted, 512),
