@@ -83,6 +83,35 @@ describe('cards: only CARD_INVALID leaves connect(), whatever the card holds', (
     expect((await connect(server.url, { ...options, card: normalized })).card.description).toBe('edited by the caller');
   });
 
+  it('fields that disagree are CARD_INVALID, never one silently chosen (found in review)', () => {
+    const base = 'https://agent.example/.well-known/agent-card.json';
+    const v1 = (iface: Record<string, unknown>): unknown => ({ name: 'a', supportedInterfaces: [{ protocolVersion: '1.0', ...iface }] });
+    // The binding decided whether the URL is checked: a JSONRPC interface kept a relative or broken URL.
+    expect(() => normalizeCard(v1({ url: '/rpc', protocolBinding: 'JSONRPC', transport: 'GRPC' }), base)).toThrow(/supportedInterfaces\.0: protocolBinding and transport differ/);
+    expect(() => normalizeCard(v1({ url: 'http://[::1', protocolBinding: 'JSONRPC', transport: 'GRPC' }), base)).toThrow(TetherError);
+    const v03 = { name: 'a', url: 'https://a.example/rpc', additionalInterfaces: [{ url: '/x', transport: 'GRPC', protocolBinding: 'HTTP+JSON' }] };
+    expect(() => normalizeCard(v03, base)).toThrow(/additionalInterfaces\.0: protocolBinding and transport differ/);
+    // The same binding under two spellings is one binding.
+    expect(normalizeCard(v1({ url: '/rpc', protocolBinding: 'JSONRPC', transport: 'JSON-RPC' }), base).interfaces[0]?.url).toBe('https://agent.example/rpc');
+    // A v1 scheme wrapper beside a v0.3 type that says another type.
+    const hybrid = { name: 'a', url: 'https://a.example/', securitySchemes: { s: { httpAuthSecurityScheme: { scheme: 'bearer' }, type: 'apiKey', in: 'query', name: 'k' } } };
+    expect(() => normalizeCard(hybrid, base)).toThrow(/securitySchemes\.s: httpAuthSecurityScheme is http, type says apiKey/);
+    expect(normalizeCard({ ...hybrid, securitySchemes: { s: { httpAuthSecurityScheme: { scheme: 'bearer' }, type: 'http' } } }, base).securitySchemes['s']).toEqual({ type: 'http', scheme: 'bearer' });
+    // The v1 and v0.3 names of the extended card flag.
+    expect(() => normalizeCard({ name: 'a', url: 'https://a.example/', capabilities: { extendedAgentCard: false }, supportsAuthenticatedExtendedCard: true }, base)).toThrow(
+      /capabilities\.extendedAgentCard: false, supportsAuthenticatedExtendedCard: true/,
+    );
+    // The same requirement written in the two versions, keys and scopes in another order, is one requirement.
+    const same = normalizeCard(
+      { name: 'a', url: 'https://a.example/', security: [{ a: ['r', 'w'], b: [] }], securityRequirements: [{ schemes: { b: { list: [] }, a: { list: ['w', 'r'] } } }] },
+      base,
+    );
+    expect(same.securityRequirements).toHaveLength(1);
+    expect(() => normalizeCard({ name: 'a', url: 'https://a.example/', security: [{ a: ['r'] }], securityRequirements: [{ schemes: { a: { list: ['w'] } } }] }, base)).toThrow(
+      /securityRequirements and security differ/,
+    );
+  });
+
   it('a scope of a requirement that is not a string is CARD_INVALID (skills too)', () => {
     const base = { name: 'a', url: 'https://a.example/rpc' };
     expect(() => normalizeCard({ ...base, security: [{ s: [{ toString: 1 }] }] })).toThrow(/invalid at security\.0\.s\.0: expected string/);
@@ -275,6 +304,28 @@ describe('a stream response is one event, never two (found by the fuzz tests)', 
     }
     // A wrapper beside unknown fields is still one event.
     expect(decodeStreamEvent({ statusUpdate, future: 1 }, 'v1').kind).toBe('status-update');
+  });
+
+  it('a wrapper whose inner kind names another event is a DecodeError, on both paths (found in review)', () => {
+    const cases = [
+      { message: { kind: 'task', messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } },
+      { task: { kind: 'status-update', id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } },
+      { statusUpdate: { kind: 'artifact-update', taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } },
+      { artifactUpdate: { kind: 'message', taskId: 't', contextId: 'c', artifact: { artifactId: 'a', parts: [] } } },
+    ];
+    for (const value of cases) {
+      expect(() => decodeStreamEvent(value, 'v1'), JSON.stringify(value)).toThrow(/kind "[a-z-]+" inside/);
+      expect(() => decodeStreamEventWithSchemas(value, 'v1')).toThrow(/kind "[a-z-]+" inside/);
+    }
+    // The kind that agrees is fine.
+    expect(decodeStreamEvent({ task: { kind: 'task', id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }, 'v1').kind).toBe('task');
+  });
+
+  it('a push config name that is not a resource name is a DecodeError, not dropped with its task and id (found in review)', () => {
+    expect(() => decodePushConfig({ name: 'projects/p/tasks/OTHER/pushNotificationConfigs/c9', pushNotificationConfig: { url: 'https://h/' } }, 't1')).toThrow(
+      /pushConfig\.name: .*tasks\/\{taskId\}/,
+    );
+    expect(decodePushConfig({ name: 'tasks/t1/pushNotificationConfigs/c9', pushNotificationConfig: { url: 'https://h/' } })).toMatchObject({ taskId: 't1', id: 'c9' });
   });
 
   it('a bare object without kind that reads as two events is a DecodeError', () => {

@@ -216,6 +216,20 @@ describe('push receiver with a token', () => {
     expect(all.map((notice) => notice.status?.state)).toEqual(['working']);
   });
 
+  it('refuses a task whose history holds a message of another task with 409 (found in review)', async () => {
+    const { receiver, url } = await started();
+    receiver.expect('A');
+    receiver.expect('B');
+    const all = watchAll(receiver, ['A', 'B']);
+    const foreign = { kind: 'message', messageId: 'm', role: 'agent', taskId: 'B', parts: [{ kind: 'text', text: 'of task B' }] };
+    const task = { kind: 'task', id: 'A', contextId: 'c', status: { state: 'working' }, history: [foreign] };
+    expect((await post(url, JSON.stringify(task))).status).toBe(409);
+    const ownHistory = { ...task, history: [{ ...foreign, taskId: 'A' }] };
+    expect((await post(url, JSON.stringify(ownHistory))).status).toBe(202);
+    await settle();
+    expect(all.map((notice) => notice.taskId)).toEqual(['A']);
+  });
+
   it('refuses an event whose status message belongs to another task with 409', async () => {
     const { receiver, url } = await started();
     receiver.expect('t1');

@@ -86,6 +86,8 @@ function securityScheme(value: unknown, where: (string | number)[], base: string
   const v1Key = wrappers[0];
   const body: Json = v1Key === undefined ? value : (value[v1Key] as Json);
   const type = v1Key === undefined ? str(value['type']) : SCHEME_WRAPPERS.get(v1Key);
+  const declared = str(value['type']);
+  if (v1Key !== undefined && declared !== undefined && declared !== type) throw invalid(where, `${v1Key} is ${type}, type says ${declared}`, base);
   const inner = v1Key === undefined ? where : [...where, v1Key];
   const description = str(body['description']);
   const common = description === undefined ? {} : { description };
@@ -159,6 +161,24 @@ function requirements(list: Json[], where: (string | number)[], base: string | u
   });
 }
 
+/** The v1 `capabilities.extendedAgentCard` and its v0.3 names: set in several places, they must agree. */
+function extendedCardFlag(v1: boolean | null | undefined, wire: WireCard, base: string | undefined): boolean {
+  const named = (
+    [
+      ['capabilities.extendedAgentCard', v1],
+      ['supportsAuthenticatedExtendedCard', wire.supportsAuthenticatedExtendedCard],
+      ['supportsExtendedAgentCard', wire.supportsExtendedAgentCard],
+    ] as const
+  ).filter(([, flag]) => typeof flag === 'boolean');
+  if (named.some(([, flag]) => flag !== named[0]?.[1])) throw invalid(['capabilities', 'extendedAgentCard'], named.map(([n, f]) => `${n}: ${f}`).join(', '), base);
+  return named[0]?.[1] === true;
+}
+
+/** A list of requirements as a string that ignores the order of scheme names and of scopes. */
+function requirementsKey(list: SecurityRequirement[]): string {
+  return JSON.stringify(list.map((r) => Object.keys(r).sort().map((name) => [name, [...(r[name] ?? [])].sort()])));
+}
+
 interface RequirementLists {
   securityRequirements?: Json[] | null | undefined;
   security?: Json[] | null | undefined;
@@ -171,7 +191,7 @@ interface RequirementLists {
 function requirementsOf(holder: RequirementLists, where: (string | number)[], base: string | undefined): SecurityRequirement[] {
   const v1 = requirements(holder.securityRequirements ?? [], [...where, 'securityRequirements'], base);
   const v03 = requirements(holder.security ?? [], [...where, 'security'], base);
-  if (v1.length > 0 && v03.length > 0 && JSON.stringify(v1) !== JSON.stringify(v03)) {
+  if (v1.length > 0 && v03.length > 0 && requirementsKey(v1) !== requirementsKey(v03)) {
     throw invalid([...where, 'security'], 'securityRequirements and security differ', base);
   }
   return v1.length > 0 ? v1 : v03;
@@ -229,12 +249,19 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
     seen.add(key);
     interfaces.push(iface);
   };
+  // v1 names it protocolBinding, v0.3 transport; a hybrid card may carry both, and then they must agree.
+  const bindingOf = (i: { protocolBinding?: string | null | undefined; transport?: string | null | undefined }, where: (string | number)[]): string => {
+    const named = [i.protocolBinding, i.transport].filter((b): b is string => typeof b === 'string').map(normalizeBinding);
+    if (named.length === 2 && named[0] !== named[1]) throw invalid(where, `protocolBinding and transport differ (${named.join(', ')})`, base);
+    return named[0] ?? 'JSONRPC';
+  };
   const isV1 = Array.isArray(wire.supportedInterfaces) && wire.supportedInterfaces.length > 0;
   if (isV1) {
-    for (const i of wire.supportedInterfaces ?? []) {
+    for (const [index, i] of (wire.supportedInterfaces ?? []).entries()) {
+      const binding = bindingOf(i, ['supportedInterfaces', index]);
       const iface: AgentInterface = {
-        url: i.protocolBinding === 'GRPC' || i.transport === 'GRPC' ? i.url : resolve(i.url),
-        binding: normalizeBinding(i.protocolBinding ?? i.transport ?? 'JSONRPC'),
+        url: binding === 'GRPC' ? i.url : resolve(i.url),
+        binding,
         protocolVersion: majorMinor(i.protocolVersion ?? '1.0'),
       };
       if (i.tenant) iface.tenant = i.tenant;
@@ -243,8 +270,8 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
   } else if (wire.url) {
     const version = topVersion ?? '0.3';
     add({ url: resolve(wire.url), binding: normalizeBinding(wire.preferredTransport ?? 'JSONRPC'), protocolVersion: version });
-    for (const i of wire.additionalInterfaces ?? []) {
-      const binding = normalizeBinding(i.transport ?? i.protocolBinding ?? 'JSONRPC');
+    for (const [index, i] of (wire.additionalInterfaces ?? []).entries()) {
+      const binding = bindingOf(i, ['additionalInterfaces', index]);
       add({ url: binding === 'GRPC' ? i.url : resolve(i.url), binding, protocolVersion: version });
     }
   }
@@ -269,7 +296,7 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
     capabilities: {
       streaming: caps.streaming ?? false,
       pushNotifications: caps.pushNotifications ?? false,
-      extendedAgentCard: caps.extendedAgentCard ?? wire.supportsAuthenticatedExtendedCard ?? wire.supportsExtendedAgentCard ?? false,
+      extendedAgentCard: extendedCardFlag(caps.extendedAgentCard, wire, base),
       extensions: (caps.extensions ?? []).map((e) => ({
         uri: e.uri,
         required: e.required ?? false,

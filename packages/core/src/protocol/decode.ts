@@ -302,6 +302,14 @@ export function decodeMessage(value: unknown, dialect: Dialect, path = 'message'
 }
 
 const WRAPPER_KEYS = ['task', 'message', 'msg', 'statusUpdate', 'artifactUpdate'] as const;
+/** The `kind` an event inside each wrapper may carry (v1 events carry none; some servers add it). */
+const WRAPPED_KIND: Record<(typeof WRAPPER_KEYS)[number], string> = {
+  task: 'task',
+  message: 'message',
+  msg: 'message',
+  statusUpdate: 'status-update',
+  artifactUpdate: 'artifact-update',
+};
 
 /** What a bare object without `kind` is, by the fields it has. */
 const INFERRED = [
@@ -350,6 +358,11 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
     // The fields of a bare event beside a wrapper would be a second event.
     if (readings[0] !== undefined) throw new DecodeError(`both ${key} and the fields of ${readings[0].name}`);
     const inner = value[key];
+    const innerKind = isObject(inner) ? inner['kind'] : undefined;
+    // (A `kind` that is not a string is the shape checks' to refuse.)
+    if (typeof innerKind === 'string' && innerKind !== WRAPPED_KIND[key]) {
+      throw new DecodeError(`kind ${quote(innerKind)} inside ${key}`);
+    }
     switch (key) {
       case 'task':
         return decodeTaskWithSchemas(inner, dialect, key);
@@ -443,7 +456,8 @@ export function pushConfigFromFlat(wire: WirePushConfigFlat, taskId: string | un
 /** `tasks/{taskId}/pushNotificationConfigs/{id}` (v0.3 proto resource names). */
 function parseResourceName(name: string): { taskId?: string; id?: string } {
   const match = /^tasks\/([^/]+)(?:\/pushNotificationConfigs\/([^/]+))?$/.exec(name);
-  if (!match) return {};
+  // Another name would be dropped, and with it the task and the id it names.
+  if (!match) throw new DecodeError(`${quote(name)} is not tasks/{taskId}/pushNotificationConfigs/{id}`, 'pushConfig.name');
   const out: { taskId?: string; id?: string } = {};
   try {
     if (match[1]) out.taskId = decodeURIComponent(match[1]);

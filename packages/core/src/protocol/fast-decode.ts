@@ -229,8 +229,14 @@ export function fastStreamEvent(value: unknown, dialect: Dialect): StreamEvent |
   if (kind !== undefined) return SLOW;
   // A v1 StreamResponse: exactly one of the wrappers, and none of a bare event's fields beside it.
   if (!absent(message) || Object.hasOwn(value, 'status') || Object.hasOwn(value, 'artifact') || Object.hasOwn(value, 'role')) return SLOW;
-  if (!absent(task)) return absent(status) && absent(artifactWire) ? fastTask(task, dialect) : SLOW;
-  if (!absent(status)) return absent(artifactWire) ? statusUpdate(status) : SLOW;
-  if (!absent(artifactWire)) return artifactUpdate(artifactWire);
+  // An inner `kind` that names another event: the shape checks say what is wrong.
+  if (!absent(task)) return absent(status) && absent(artifactWire) && kindIs(task, 'task') ? fastTask(task, dialect) : SLOW;
+  if (!absent(status)) return absent(artifactWire) && kindIs(status, 'status-update') ? statusUpdate(status) : SLOW;
+  if (!absent(artifactWire)) return kindIs(artifactWire, 'artifact-update') ? artifactUpdate(artifactWire) : SLOW;
   return SLOW;
+}
+
+/** Whether a wrapped event has no `kind`, or the one its wrapper stands for. */
+function kindIs(inner: unknown, kind: string): boolean {
+  return !isJson(inner) || absent(inner['kind']) || inner['kind'] === kind;
 }

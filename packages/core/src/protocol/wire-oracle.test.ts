@@ -199,7 +199,8 @@ function pushNested(r: Rand): Json {
   const inner = pushFlat(r);
   const out: Json = { pushNotificationConfig: inner };
   if (r.chance(0.5)) out['taskId'] = 't2';
-  else out['name'] = r.pick(['tasks/t3/pushNotificationConfigs/p3', 'tasks/t4', 'elsewhere']);
+  // (A name of another form is refused: it would drop the task and the id it names.)
+  else out['name'] = r.pick(['tasks/t3/pushNotificationConfigs/p3', 'tasks/t4']);
   // Valid means consistent: the inner task and id, when given, are the ones the outer names.
   const outerTask = out['taskId'] ?? /^tasks\/(t\d)/.exec(String(out['name']))?.[1];
   if (inner['taskId'] !== undefined && outerTask !== undefined) inner['taskId'] = outerTask;
@@ -269,6 +270,11 @@ function card(r: Rand, v1: boolean): Json {
     }),
   );
   maybe(r, out, 'signatures', () => [{ protected: 'eyJ', signature: 'sig', header: { kid: 'k1' } }], 0.2);
+  // Valid means consistent: the v1 and v0.3 names of the extended card flag agree when both are set.
+  const caps = out['capabilities'] as Json | undefined;
+  if (caps?.['extendedAgentCard'] !== undefined && out['supportsAuthenticatedExtendedCard'] !== undefined) {
+    caps['extendedAgentCard'] = out['supportsAuthenticatedExtendedCard'];
+  }
   return out;
 }
 

@@ -122,10 +122,14 @@ function taskIdOf(event: StreamEvent): string | undefined {
   return id === undefined || id === '' ? undefined : id;
 }
 
-/** A task id named inside the event that differs from the event's own (a status message of another task). */
+/** A task id named inside the event that differs from the event's own (a status or history message of another task). */
 function innerMismatch(event: StreamEvent, taskId: string): string | undefined {
-  const inner = event.kind === 'task' || event.kind === 'status-update' ? event.status.message?.taskId : undefined;
-  return inner !== undefined && inner !== '' && inner !== taskId ? inner : undefined;
+  const messages = event.kind === 'task' ? [event.status.message, ...event.history] : event.kind === 'status-update' ? [event.status.message] : [];
+  for (const message of messages) {
+    const inner = message?.taskId;
+    if (inner !== undefined && inner !== '' && inner !== taskId) return inner;
+  }
+  return undefined;
 }
 
 /**
