@@ -99,7 +99,7 @@ describe('cards: only CARD_INVALID leaves connect(), whatever the card holds', (
     expect(normalizeCard({ ...hybrid, securitySchemes: { s: { httpAuthSecurityScheme: { scheme: 'bearer' }, type: 'http' } } }, base).securitySchemes['s']).toEqual({ type: 'http', scheme: 'bearer' });
     // The v1 and v0.3 names of the extended card flag.
     expect(() => normalizeCard({ name: 'a', url: 'https://a.example/', capabilities: { extendedAgentCard: false }, supportsAuthenticatedExtendedCard: true }, base)).toThrow(
-      /capabilities\.extendedAgentCard: false, supportsAuthenticatedExtendedCard: true/,
+      /capabilities\.extendedAgentCard: differs from supportsAuthenticatedExtendedCard/,
     );
     // The same requirement written in the two versions, keys and scopes in another order, is one requirement.
     const same = normalizeCard(

@@ -163,15 +163,11 @@ function requirements(list: Json[], where: (string | number)[], base: string | u
 
 /** The v1 `capabilities.extendedAgentCard` and its v0.3 names: set in several places, they must agree. */
 function extendedCardFlag(v1: boolean | null | undefined, wire: WireCard, base: string | undefined): boolean {
-  const named = (
-    [
-      ['capabilities.extendedAgentCard', v1],
-      ['supportsAuthenticatedExtendedCard', wire.supportsAuthenticatedExtendedCard],
-      ['supportsExtendedAgentCard', wire.supportsExtendedAgentCard],
-    ] as const
-  ).filter(([, flag]) => typeof flag === 'boolean');
-  if (named.some(([, flag]) => flag !== named[0]?.[1])) throw invalid(['capabilities', 'extendedAgentCard'], named.map(([n, f]) => `${n}: ${f}`).join(', '), base);
-  return named[0]?.[1] === true;
+  const flags = [v1, wire.supportsAuthenticatedExtendedCard, wire.supportsExtendedAgentCard].filter((flag) => typeof flag === 'boolean');
+  if (flags.some((flag) => flag !== flags[0])) {
+    throw invalid(['capabilities', 'extendedAgentCard'], 'differs from supportsAuthenticatedExtendedCard or supportsExtendedAgentCard', base);
+  }
+  return flags[0] === true;
 }
 
 /** A list of requirements as a string that ignores the order of scheme names and of scopes. */
