@@ -91,7 +91,8 @@ describe('cards: only CARD_INVALID leaves connect(), whatever the card holds', (
     expect(() => normalizeCard(v1({ url: 'http://[::1', protocolBinding: 'JSONRPC', transport: 'GRPC' }), base)).toThrow(TetherError);
     const v03 = { name: 'a', url: 'https://a.example/rpc', additionalInterfaces: [{ url: '/x', transport: 'GRPC', protocolBinding: 'HTTP+JSON' }] };
     expect(() => normalizeCard(v03, base)).toThrow(/additionalInterfaces\.0: protocolBinding and transport differ/);
-    // The same binding under two spellings is one binding.
+    // The same binding under two spellings is one binding; an empty one is unset.
+    expect(normalizeCard(v1({ url: '/rpc', protocolBinding: '', transport: 'HTTP+JSON' }), base).interfaces[0]?.binding).toBe('HTTP+JSON');
     expect(normalizeCard(v1({ url: '/rpc', protocolBinding: 'JSONRPC', transport: 'JSON-RPC' }), base).interfaces[0]?.url).toBe('https://agent.example/rpc');
     // A v1 scheme wrapper beside a v0.3 type that says another type.
     const hybrid = { name: 'a', url: 'https://a.example/', securitySchemes: { s: { httpAuthSecurityScheme: { scheme: 'bearer' }, type: 'apiKey', in: 'query', name: 'k' } } };

@@ -247,7 +247,7 @@ export function cardFromWire(wire: WireCard, raw: unknown, base?: string): Agent
   };
   // v1 names it protocolBinding, v0.3 transport; a hybrid card may carry both, and then they must agree.
   const bindingOf = (i: { protocolBinding?: string | null | undefined; transport?: string | null | undefined }, where: (string | number)[]): string => {
-    const named = [i.protocolBinding, i.transport].filter((b): b is string => typeof b === 'string').map(normalizeBinding);
+    const named = [i.protocolBinding, i.transport].filter((b): b is string => typeof b === 'string' && b !== '').map(normalizeBinding);
     if (named.length === 2 && named[0] !== named[1]) throw invalid(where, `protocolBinding and transport differ (${named.join(', ')})`, base);
     return named[0] ?? 'JSONRPC';
   };
