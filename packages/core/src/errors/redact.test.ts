@@ -36,6 +36,8 @@ describe('redact', () => {
     expect(redact('Authorization: DPoP eyJhbGciOi.secretpart')).toBe('Authorization: DPoP [REDACTED]');
     expect(redact('Proxy-Authorization: Negotiate YIIabc==')).toBe('Proxy-Authorization: Negotiate [REDACTED]');
     expect(redact('Authorization: abc123secret')).toBe('Authorization: [REDACTED]');
+    // A token without a scheme word, followed by more text: the rest of the line goes.
+    expect(redact('Authorization: sk-abc123 sent to the agent\nnext line')).toBe('Authorization: [REDACTED]\nnext line');
     expect(redact('token=BEARER xyz')).toBe('token=BEARER [REDACTED]');
     expect(redact('{"password":"correct horse battery staple","user":"ann"}')).toBe('{"password":"[REDACTED]","user":"ann"}');
     expect(redact('{"token":"ab\\"cdSECRET","n":1}')).toBe('{"token":"[REDACTED]","n":1}');

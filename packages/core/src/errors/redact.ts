@@ -32,9 +32,11 @@ const QUERY_SECRET_NAME = /^(?:key|sig|code)$/;
 // A name, its separator and the quote a value opens with; then (read with the sticky patterns below, from
 // where the pair ends) a scheme word, and the value itself: up to the closing quote when it is quoted.
 const PAIR = /(?<![\w.-])([\w.-]+)(["']?[ \t]*[:=][ \t]*)(["']?)/;
-// After an Authorization name any scheme word is kept (`DPoP`, `Negotiate` …); after other names, these.
-const ANY_SCHEME = /[A-Za-z][\w.+-]*[ \t]+(?=[^\s"'])/y;
-const KNOWN_SCHEME = /(?:bearer|basic|digest|token|apikey|dpop)[ \t]+/iy;
+// The registered HTTP authentication schemes (and a few common ones): the word is kept, what follows is not.
+const KNOWN_SCHEME = /(?:bearer|basic|digest|token|apikey|dpop|negotiate|ntlm|hoba|mutual|vapid|scram-sha-(?:1|256)|gnap|privatetoken|concealed|hmac|signature|aws4-hmac-sha256)[ \t]+/iy;
+// After an Authorization name, the whole rest of the line is the credential (a token may come
+// without a scheme word, and be followed by more text).
+const REST_OF_LINE = /[^\r\n"']+/y;
 const VALUE = /[^\s"'&,;<>#{}[\]()]+/y;
 const IN_DOUBLE_QUOTES = /(?:[^"\\\n]|\\.)+/y;
 const IN_SINGLE_QUOTES = /(?:[^'\\\n]|\\.)+/y;
@@ -86,11 +88,10 @@ class Redactor {
       const inQuery = (before === '?' || before === '&') && separator === '=' && quote === '';
       if (!this.isSecretName(name, inQuery)) continue;
       let start = m.index + match.length;
-      const scheme = AUTHORIZATION.test(normalize(name)) ? ANY_SCHEME : KNOWN_SCHEME;
-      scheme.lastIndex = start;
-      if (scheme.test(out)) start = scheme.lastIndex;
+      KNOWN_SCHEME.lastIndex = start;
+      if (KNOWN_SCHEME.test(out)) start = KNOWN_SCHEME.lastIndex;
       // A quoted value runs to its closing quote (spaces and escaped quotes included).
-      const pattern = quote === '"' ? IN_DOUBLE_QUOTES : quote === "'" ? IN_SINGLE_QUOTES : VALUE;
+      const pattern = quote === '"' ? IN_DOUBLE_QUOTES : quote === "'" ? IN_SINGLE_QUOTES : AUTHORIZATION.test(normalize(name)) ? REST_OF_LINE : VALUE;
       pattern.lastIndex = start;
       if (pattern.exec(out) === null) continue;
       redacted += `${out.slice(copied, start)}${REDACTED}`;
