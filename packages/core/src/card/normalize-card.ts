@@ -211,13 +211,18 @@ export function normalizeCard(raw: unknown, base?: string): AgentCard {
 /** The cards {@link normalizeCard} made in this process: only these are taken as normalized without a check. */
 const normalizedCards = new WeakSet<object>();
 
+/** Whether `card` is a card {@link normalizeCard} returned (not merely an object of that shape). */
+export function isNormalizedCard(card: unknown): card is AgentCard {
+  return typeof card === 'object' && card !== null && normalizedCards.has(card);
+}
+
 /**
  * A card given to `connect()`, normalized: a card {@link normalizeCard} returned (edits included) is
  * used as it is; anything else is checked, a card that only has a normalized card's shape (it went
  * through JSON, or somebody wrote it) from its `raw` form.
  */
 export function givenCard(card: unknown, base?: string): AgentCard {
-  if (typeof card === 'object' && card !== null && normalizedCards.has(card)) return card as AgentCard;
+  if (isNormalizedCard(card)) return card;
   const looksNormalized = typeof card === 'object' && card !== null && Object.hasOwn(card, 'cardFormat') && Object.hasOwn(card, 'interfaces');
   const raw = looksNormalized ? (card as { raw?: unknown }).raw : card;
   if (looksNormalized && (typeof raw !== 'object' || raw === null)) {

@@ -302,8 +302,9 @@ export function decodeMessage(value: unknown, dialect: Dialect, path = 'message'
 }
 
 const WRAPPER_KEYS = ['task', 'message', 'msg', 'statusUpdate', 'artifactUpdate'] as const;
+type EventKind = StreamEvent['kind'];
 /** The `kind` an event inside each wrapper may carry (v1 events carry none; some servers add it). */
-const WRAPPED_KIND: Record<(typeof WRAPPER_KEYS)[number], string> = {
+const WRAPPED_KIND: Record<(typeof WRAPPER_KEYS)[number], EventKind> = {
   task: 'task',
   message: 'message',
   msg: 'message',
@@ -313,11 +314,28 @@ const WRAPPED_KIND: Record<(typeof WRAPPER_KEYS)[number], string> = {
 
 /** What a bare object without `kind` is, by the fields it has. */
 const INFERRED = [
-  { name: 'a message', fields: ['messageId', 'role'] },
-  { name: 'a task', fields: ['id', 'status'] },
-  { name: 'an artifact update', fields: ['taskId', 'artifact'] },
-  { name: 'a status update', fields: ['taskId', 'status'] },
+  { name: 'a message', kind: 'message', fields: ['messageId', 'role'] },
+  { name: 'a task', kind: 'task', fields: ['id', 'status'] },
+  { name: 'an artifact update', kind: 'artifact-update', fields: ['taskId', 'artifact'] },
+  { name: 'a status update', kind: 'status-update', fields: ['taskId', 'status'] },
 ] as const;
+
+/** Where a decode error of each kind points when the event is not inside a wrapper. */
+const PATH_OF: Record<EventKind, string> = { task: 'task', message: 'message', 'status-update': 'statusUpdate', 'artifact-update': 'artifactUpdate' };
+
+/** Decodes `value` as an event of `kind` through the shape checks; `path` names it in errors. */
+function decodeOfKind(kind: EventKind, value: unknown, dialect: Dialect, path = PATH_OF[kind]): StreamEvent {
+  switch (kind) {
+    case 'task':
+      return decodeTaskWithSchemas(value, dialect, path);
+    case 'message':
+      return decodeMessage(value, dialect, path);
+    case 'status-update':
+      return decodeStatusUpdate(value, dialect, path);
+    case 'artifact-update':
+      return decodeArtifactUpdate(value, dialect, path);
+  }
+}
 
 /**
  * Decodes one stream response: v1 `StreamResponse` (`{task|message|statusUpdate|artifactUpdate}`),
@@ -337,18 +355,8 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
   if (typeof kind === 'string') {
     // A bare v0.3 object has none of the wrappers' names: one beside it would be a second event.
     if (present.length > 0) throw new DecodeError(`both kind and ${present.join(', ')}`);
-    switch (kind) {
-      case 'task':
-        return decodeTaskWithSchemas(value, dialect);
-      case 'message':
-        return decodeMessage(value, dialect);
-      case 'status-update':
-        return decodeStatusUpdate(value, dialect, 'statusUpdate');
-      case 'artifact-update':
-        return decodeArtifactUpdate(value, dialect, 'artifactUpdate');
-      default:
-        throw new DecodeError(`unknown kind ${quote(kind)}`);
-    }
+    if (!Object.hasOwn(PATH_OF, kind)) throw new DecodeError(`unknown kind ${quote(kind)}`);
+    return decodeOfKind(kind as EventKind, value, dialect);
   }
   // Bare objects without `kind` (lenient servers) are read from the required fields, when only one fits.
   const readings = INFERRED.filter(({ fields }) => fields.every((field) => Object.hasOwn(value, field)));
@@ -363,29 +371,10 @@ export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): 
     if (typeof innerKind === 'string' && innerKind !== WRAPPED_KIND[key]) {
       throw new DecodeError(`kind ${quote(innerKind)} inside ${key}`);
     }
-    switch (key) {
-      case 'task':
-        return decodeTaskWithSchemas(inner, dialect, key);
-      case 'message':
-      case 'msg':
-        return decodeMessage(inner, dialect, key);
-      case 'statusUpdate':
-        return decodeStatusUpdate(inner, dialect, key);
-      case 'artifactUpdate':
-        return decodeArtifactUpdate(inner, dialect, key);
-    }
+    return decodeOfKind(WRAPPED_KIND[key], inner, dialect, key);
   }
   if (readings.length > 1) throw new DecodeError(`reads as both ${readings.map((r) => r.name).join(' and ')}`);
-  switch (readings[0]?.name) {
-    case 'a message':
-      return decodeMessage(value, dialect);
-    case 'a task':
-      return decodeTask(value, dialect);
-    case 'an artifact update':
-      return decodeArtifactUpdate(value, dialect, 'artifactUpdate');
-    case 'a status update':
-      return decodeStatusUpdate(value, dialect, 'statusUpdate');
-  }
+  if (readings[0] !== undefined) return decodeOfKind(readings[0].kind, value, dialect);
   const keys = Object.keys(value).slice(0, 8).map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key));
   throw new DecodeError(`not a stream response (keys: ${keys.join(', ') || 'none'})`);
 }

@@ -1,6 +1,7 @@
 import { base64url, decodeProtectedHeader, flattenedVerify } from 'jose';
 import { TetherError, type ErrorContext } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
+import { isNormalizedCard } from '../card/normalize-card.js';
 import { isObject } from '../util/is-object.js';
 import { cardSigningPayload, type CardCanonicalForm } from './card-payload.js';
 import { JwksFetcher } from './jwks-fetcher.js';
@@ -265,7 +266,8 @@ export async function verifyWith(
   const where: ErrorContext = context.url === undefined ? {} : { operation: 'GetAgentCard', url: context.url };
   const invalid = (detail: string, cause?: unknown): TetherError =>
     new TetherError('SIGNATURE_INVALID', detail, { ...where, ...(cause === undefined ? {} : { cause }) });
-  const json = isObject(card) && 'cardFormat' in card && isObject(card['raw']) ? card['raw'] : card;
+  // A card normalizeCard() made is verified as received (its `raw`); any other object is the card JSON itself.
+  const json = isNormalizedCard(card) ? card.raw : card;
   if (!isObject(json)) throw invalid('the agent card is not a JSON object');
   const signatures = Object.hasOwn(json, 'signatures') ? json['signatures'] : undefined;
   if (!Array.isArray(signatures) || signatures.length === 0) throw invalid('the agent card is not signed (it has no "signatures")');
@@ -302,7 +304,7 @@ export async function verifyWith(
  *
  * Use the returned `card`, not the input: it holds only what the signature covers.
  *
- * @param card The card JSON as served (or a normalized `AgentCard`: its `raw` is verified).
+ * @param card The card JSON as served (or an `AgentCard` that `normalizeCard()` returned: its `raw` is verified).
  * @throws TetherError `SIGNATURE_INVALID` when the card is unsigned or no signature verifies (the
  *   message says why, per signature); `INVALID_ARGUMENT` for bad options; `ABORTED` when `signal` fires.
  */
