@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSendResult, decodeStreamEvent, decodeTask, decodePushConfig, decodePushConfigList, decodeTaskPage, decodeState } from './decode.js';
+import { decodeSendResult, decodeStreamEvent, decodeStreamEventWithSchemas, decodeTask, decodePushConfig, decodePushConfigList, decodeTaskPage, decodeState } from './decode.js';
 import { DecodeError } from './decode-error.js';
 
 const v1Task = {
@@ -90,6 +90,28 @@ describe('decode v1.0 ProtoJSON', () => {
     expect(decodeState('TASK_STATE_SOMETHING_NEW')).toBe('unknown');
     expect(decodeState(42)).toBe('unknown');
     expect(decodeTask({ id: 't', status: { state: 5 } }, 'v1').status.state).toBe('canceled');
+  });
+
+  it('a state named after a prototype member is refused with its path; every real spelling still decodes (issue 16)', () => {
+    const probe = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'constructor' } } };
+    expect(() => decodeStreamEvent(probe, 'v1')).toThrow(/^statusUpdate\.status\.state: state "constructor" names a prototype member$/);
+    const spellings: Record<string, string> = {
+      TASK_STATE_WORKING: 'working',
+      TASK_STATE_INPUT_REQUIRED: 'input-required',
+      TASK_STATE_CANCELLED: 'canceled',
+      'input-required': 'input-required',
+      'auth-required': 'auth-required',
+      cancelled: 'canceled',
+      TASK_STATE_SOMETHING_NEW: 'unknown',
+    };
+    for (const [wire, state] of Object.entries(spellings)) {
+      for (const dialect of ['v1', 'v03'] as const) {
+        for (const decode of [decodeStreamEvent, decodeStreamEventWithSchemas]) {
+          const event = decode({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: wire } } }, dialect);
+          expect(event.kind === 'status-update' && event.status.state, `${wire} ${dialect}`).toBe(state);
+        }
+      }
+    }
   });
 
   it('treats empty strings written by ProtoJSON encoders as absent', () => {

@@ -72,11 +72,16 @@ const STATE_NUMBERS: TaskState[] = [
   'auth-required',
 ];
 
-/** A state this client does not know becomes `unknown` rather than failing the whole answer. */
-export function decodeState(value: string | number): TaskState {
+/**
+ * A state this client does not know becomes `unknown` rather than failing the whole answer; a state
+ * named after a prototype member (`constructor`, `__proto__`, `toString` …) is no new state but a
+ * probe, and is a DecodeError (docs/security.md promises it).
+ */
+export function decodeState(value: string | number, path = 'state'): TaskState {
   if (typeof value === 'number') return (Number.isInteger(value) ? STATE_NUMBERS[value] : undefined) ?? 'unknown';
-  // Own keys only: a state named `constructor` or `__proto__` is unknown, not a prototype member.
-  return Object.hasOwn(STATES, value) ? (STATES[value] as TaskState) : 'unknown';
+  if (Object.hasOwn(STATES, value)) return STATES[value] as TaskState;
+  if (value in Object.prototype) throw new DecodeError(`state ${quote(value)} names a prototype member`, path);
+  return 'unknown';
 }
 
 function decodeRole(value: string | number, path: string): Role {
@@ -236,7 +241,7 @@ export function messageFromWire(wire: WireMessage, dialect: Dialect, path: strin
 }
 
 function statusFromWire(wire: WireStatus, dialect: Dialect, path: string): TaskStatus {
-  const status: TaskStatus = { state: decodeState(wire.state) };
+  const status: TaskStatus = { state: decodeState(wire.state, `${path}.state`) };
   // v0.3 proto names the field `update` (json_name "message"); accept either, not both.
   if (wire.message && wire.update) throw new DecodeError('both message and update', path);
   const message = wire.message ?? wire.update;
