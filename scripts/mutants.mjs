@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// `pnpm mutants`: plants, one at a time, the one-line engine bugs that once survived every
-// deterministic test, and checks that the core test project now FAILS on each (and passes again
-// once it is removed). A mutant that survives, or a line that is no longer in the code, fails the run.
+// `pnpm mutants`: plants, one at a time, the one-line bugs that once survived every deterministic
+// test, and checks that the tests each mutant names (a vitest project — core by default, node, browser —
+// and test files) now FAIL on it; before any mutant, those same tests must pass. A mutant that survives,
+// or a line that is not in the code exactly once, fails the run.
 // Each mutant is applied to the working tree and always restored (also on Ctrl-C).
 // `--only TEXT` runs the mutants whose name contains TEXT (e.g. `pnpm mutants --only workflow`).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const task = (file) => `${root}packages/core/src/task/${file}`;
@@ -14,8 +16,12 @@ const orchestrate = (file) => `${root}packages/core/src/orchestrate/${file}`;
 /** The tests an engine mutant must fail (the default) and the ones an orchestrator mutant must fail. */
 const ENGINE_TESTS = ['packages/core/src/task/', 'packages/core/test/engine-', 'packages/core/test/lost-send'];
 const WORKFLOW_TESTS = ['packages/core/test/orchestrate'];
+const REDACT_TESTS = ['packages/core/src/errors/redact.test.ts'];
 
-/** The bugs, each as one line of today's code and the line that plants the bug. */
+/**
+ * The bugs, each as one line of today's code (`from`, exactly once in `file`) and the line that plants
+ * the bug (`to`); `project` (default `core`) and `tests` (default {@link ENGINE_TESTS}) name what must fail.
+ */
 const MUTANTS = [
   {
     name: 'no final GetTask after a gap',
@@ -105,11 +111,32 @@ const MUTANTS = [
     to: '  let record = (await store.load(options.id)) && undefined;',
     tests: WORKFLOW_TESTS,
   },
+  {
+    name: 'redact: sessionid no longer a secret name',
+    file: `${root}packages/core/src/errors/redact.ts`,
+    from: '|passwd|pwd|.*(?:token|secret|password|apikey|privatekey|sessionid))$/;',
+    to: '|passwd|pwd|.*(?:token|secret|password|apikey|privatekey))$/;',
+    tests: REDACT_TESTS,
+  },
+  {
+    name: 'redact: privatekey, passwd and pwd no longer secret names',
+    file: `${root}packages/core/src/errors/redact.ts`,
+    from: '|passwd|pwd|.*(?:token|secret|password|apikey|privatekey|sessionid))$/;',
+    to: '|.*(?:token|secret|password|apikey|sessionid))$/;',
+    tests: REDACT_TESTS,
+  },
 ];
 
+/** Planted files: their text before and after the mutant, and the mutant. */
 const originals = new Map();
 function restoreAll() {
-  for (const [file, text] of originals) writeFileSync(file, text);
+  for (const [file, { text, mutated, mutant }] of originals) {
+    const now = readFileSync(file, 'utf8');
+    // Someone edited the file while its mutant ran (a shared working tree): take only the mutant out.
+    if (now !== mutated && mutant.to !== '' && now.split(mutant.to).length === 2) writeFileSync(file, now.replace(mutant.to, () => mutant.from));
+    else writeFileSync(file, text);
+    if (now !== mutated) console.error(`⚠ ${file.slice(root.length)} changed while mutant "${mutant.name}" was planted: check it`);
+  }
   originals.clear();
 }
 process.on('SIGINT', () => {
@@ -117,14 +144,20 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-function runCore(tests = ENGINE_TESTS) {
-  // The engine's deterministic tests (its unit tests and the scripted-agent tests on a manual clock), or
-  // the workflow tests for an orchestrator mutant. vitest from the workspace's own bin: no global pnpm needed.
-  const result = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', 'core', '--reporter', 'dot', ...tests], {
+/** The vitest project and test files a mutant must fail: by default the engine's tests in core. */
+function suiteOf(mutant) {
+  return { project: mutant.project ?? 'core', tests: mutant.tests ?? ENGINE_TESTS };
+}
+
+function runTests({ project, tests }) {
+  // Deterministic tests only (unit tests, scripted agents on a manual clock, real servers on 127.0.0.1).
+  // vitest from the workspace's own bin: no global pnpm needed.
+  const result = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', project, '--reporter', 'dot', ...tests], {
     cwd: root,
     encoding: 'utf8',
   });
-  const failed = /(\d+) failed/.exec(`${result.stdout}${result.stderr}`)?.[1];
+  // The failing tests (not test files), read without the colours vitest may print.
+  const failed = /Tests\s+(\d+) failed/.exec(stripVTControlCharacters(`${result.stdout}${result.stderr}`))?.[1];
   const output = `${result.error ? `${result.error.message}\n` : ''}${result.stdout ?? ''}${result.stderr ?? ''}`;
   return { ok: result.status === 0, failed: failed === undefined ? 0 : Number(failed), output };
 }
@@ -132,10 +165,15 @@ function runCore(tests = ENGINE_TESTS) {
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 const selected = MUTANTS.filter((m) => only === undefined || m.name.includes(only));
-const baseline = runCore([...ENGINE_TESTS, ...WORKFLOW_TESTS]);
-if (!baseline.ok) {
-  console.error(`${baseline.output.slice(-4000)}\n✖ the core tests fail without any mutant: fix them first`);
-  process.exit(1);
+// The baseline: per project, every test a selected mutant names passes without any mutant.
+const baselines = new Map();
+for (const { project, tests } of selected.map(suiteOf)) baselines.set(project, new Set([...(baselines.get(project) ?? []), ...tests]));
+for (const [project, tests] of baselines) {
+  const baseline = runTests({ project, tests: [...tests] });
+  if (!baseline.ok) {
+    console.error(`${baseline.output.slice(-4000)}\n✖ the ${project} tests fail without any mutant: fix them first`);
+    process.exit(1);
+  }
 }
 let survivors = 0;
 const rows = [];
@@ -148,9 +186,10 @@ try {
       survivors++;
       continue;
     }
-    originals.set(mutant.file, text);
-    writeFileSync(mutant.file, text.replace(mutant.from, mutant.to));
-    const run = runCore(mutant.tests);
+    const mutated = text.replace(mutant.from, () => mutant.to);
+    originals.set(mutant.file, { text, mutated, mutant });
+    writeFileSync(mutant.file, mutated);
+    const run = runTests(suiteOf(mutant));
     restoreAll();
     if (run.ok) {
       survivors++;
