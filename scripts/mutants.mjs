@@ -125,6 +125,13 @@ const MUTANTS = [
     to: '|.*(?:token|secret|password|apikey|sessionid))$/;',
     tests: REDACT_TESTS,
   },
+  {
+    name: 'signing: a jku taken when an allowlisted URL is a prefix of it',
+    file: `${root}packages/core/src/signing/verify-card-signatures.ts`,
+    from: 'if (!run.config.allowlist.includes(href)) return',
+    to: 'if (!run.config.allowlist.some((entry) => href.startsWith(entry))) return',
+    tests: ['packages/core/test/signing-verify.test.ts'],
+  },
 ];
 
 /** Planted files: their text before and after the mutant, and the mutant. */

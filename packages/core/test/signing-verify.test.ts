@@ -244,6 +244,24 @@ describe('verifyCardSignatures: keys', () => {
     expect(calls).toEqual([]);
   });
 
+  it.each([
+    ['a longer path', 'https://agent.example/jwks.json.evil'],
+    ['a longer file name', 'https://agent.example/jwks.jsonx'],
+    ['a path below it', 'https://agent.example/jwks.json/keys'],
+    ['a query', 'https://agent.example/jwks.json?from=https://evil.example'],
+    ['a prefix of it', 'https://agent.example/jwks'],
+    ['another port', 'https://agent.example:8443/jwks.json'],
+    ['a host that starts the same', 'https://agent.example.evil.example/jwks.json'],
+  ])('refuses a jku that only resembles an allowlisted one (%s) without fetching it', async (_name, jku) => {
+    // Each look-alike serves the signer's key: following it would verify the signature.
+    const { fetch, calls } = keySetFetch({ [jku]: { keys: [k2.publicJwk] } });
+    const card = v1CardJson();
+    const served = { ...card, signatures: [await signatureOf(card, k2, { jku })] };
+    const error = await refusal(verifyCardSignatures(served, { jwksAllowlist: ['https://agent.example/jwks.json'], fetch }));
+    expect(error.message).toContain('is not in jwksAllowlist (not fetched)');
+    expect(calls).toEqual([]);
+  });
+
   it('prefers trustedKeys to the jku for a kid it knows (no request)', async () => {
     const { fetch, calls } = keySetFetch({});
     const card = v1CardJson();
