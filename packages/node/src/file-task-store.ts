@@ -37,7 +37,10 @@ const TASKS: RecordKind = {
  *   An existing directory keeps its mode.
  * - File names derive from the task id (hex of it, or a SHA-256 for long ids), never a path: any id
  *   is safe. The id is also stored inside the record and checked on read.
- * - Temporary files a crash left behind are ignored, and removed (best effort) when the store opens.
+ * - Temporary files a crash left behind are ignored, and removed (best effort) when a store opens
+ *   the directory, once provably abandoned (their writer is gone, or they are over an hour old and
+ *   their writer is not provably alive): opening a second store on a live writer's directory (an
+ *   admin `list()`, in this process or another) never fails that writer's writes.
  *
  * **One process owns a directory.** Serialization is in-process: two processes writing the same
  * directory can lose each other's updates. Several orchestrator processes sharing tasks need a

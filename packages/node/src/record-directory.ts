@@ -1,9 +1,10 @@
 // The file mechanics both file stores share (tasks, workflows): one JSON file per record in a directory,
 // written atomically and durably, with per-id serialization and checked reads. Internal to this package.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TetherError, type ErrorContext } from '@a2a-tether/core';
+import { ownTempTag, tempAbandoned } from './temp-owner.js';
 
 /** What kind of record a {@link RecordDirectory} holds: used for reading, naming files and in messages. */
 export interface RecordKind {
@@ -24,7 +25,10 @@ export interface RecordKind {
 /** Hex of the id's UTF-8 up to this length (64 bytes of id); a SHA-256 of it beyond. Names stay well under 255 bytes. */
 const MAX_HEX_NAME = 128;
 const RECORD_NAME = /^(?:id|sha256)-[0-9a-f]+\.json$/;
-/** A write's temporary file: `.<record name>.<random>.tmp`. Never read; removed on open. */
+/**
+ * A write's temporary file: `.<record name>.<owner tag>.<random>.tmp` (see `temp-owner.ts`). Never
+ * read; removed on open once provably abandoned.
+ */
 const TEMP_NAME = /^\..+\.tmp$/;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /** Record files `readAll()` reads at once. */
@@ -36,7 +40,9 @@ const READ_CONCURRENCY = 16;
  * - A write goes to a temporary file in the same directory (mode 0600), is fsynced, renamed over the
  *   old file, and the directory is fsynced: all or nothing, also across a crash.
  * - The directory is created (0700, with its parents) on first use, and a crash's temporary files
- *   are removed then.
+ *   are removed then: only those provably abandoned (their writer is gone, or they are older than an
+ *   hour), so that opening a directory — a second store, an admin `list()` in another process —
+ *   never removes a live writer's file from under it.
  * - File names derive from the id (hex of it, or a SHA-256 for long ids), never a path; the id is
  *   also kept inside the record and checked on read.
  * - {@link serially} runs one operation per id at a time, in call order.
@@ -164,7 +170,7 @@ export class RecordDirectory<R extends object> {
       throw new TetherError('INVALID_ARGUMENT', detail, this.context(operation, id, error));
     }
     const path = join(this.dir, name);
-    const temp = join(this.dir, `.${name}.${randomBytes(8).toString('hex')}.tmp`);
+    const temp = join(this.dir, `.${name}.${ownTempTag()}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       const file = await open(temp, 'wx', 0o600);
       try {
@@ -207,7 +213,7 @@ export class RecordDirectory<R extends object> {
     return JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
   }
 
-  /** Creates the directory and clears a crash's temporary files, once (again after a failure). */
+  /** Creates the directory and clears the temporary files crashes left, once (again after a failure). */
   private open(): Promise<void> {
     this.opened ??= this.prepare().catch((error: unknown) => {
       this.opened = undefined;
@@ -231,7 +237,14 @@ export class RecordDirectory<R extends object> {
     } catch {
       return; // readAll() reports an unreadable directory; cleaning up is best effort.
     }
-    await Promise.all(names.filter((name) => TEMP_NAME.test(name)).map((name) => unlink(join(this.dir, name)).catch(() => undefined)));
+    const now = Date.now();
+    const clear = async (name: string): Promise<void> => {
+      const path = join(this.dir, name);
+      // A file renamed meanwhile (its write finished) has no age: nothing to remove.
+      const modified = await stat(path).then((s) => s.mtimeMs, () => undefined);
+      if (modified !== undefined && tempAbandoned(name, now - modified)) await unlink(path).catch(() => undefined);
+    };
+    await Promise.all(names.filter((name) => TEMP_NAME.test(name)).map(clear));
   }
 
   /** Makes a rename or unlink durable: without it, a power loss can bring the old directory entry back. */

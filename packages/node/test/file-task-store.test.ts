@@ -1,10 +1,12 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTaskStoreContract, SeededRandom } from '@a2a-tether/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileTaskStore, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
+import { STALE_TEMP_MS, tempTag } from '../src/temp-owner.js';
 import { crashDigest, type CrashFields } from './helpers/crash-record.js';
 import { CHILD_TIMEOUT_MS, storeChild } from './helpers/store-child.js';
 
@@ -29,6 +31,12 @@ function record(taskId: string, fields: Record<string, unknown> = {}): TaskRecor
     updatedAt: 1_700_000_000_000,
     ...fields,
   };
+}
+
+/** Sets a file's modification time `ms` into the past. */
+async function backdate(path: string, ms: number): Promise<void> {
+  const when = new Date(Date.now() - ms);
+  await utimes(path, when, when);
 }
 
 async function rejection(promise: Promise<unknown>): Promise<TetherError> {
@@ -141,12 +149,15 @@ describe('createFileTaskStore', () => {
       expect(reported).toHaveLength(bad.size - 2);
     });
 
-    it('list() ignores files that are not records, and removes temporary files a crash left when it opens', async () => {
+    it('list() ignores files that are not records, and removes temporary files a crash left long ago when it opens', async () => {
       const dir = await freshDir();
       await createFileTaskStore(dir).put(record('kept'));
       await writeFile(join(dir, 'README.txt'), 'not a record');
-      await writeFile(join(dir, `.id-${Buffer.from('kept').toString('hex')}.json.0123456789abcdef.tmp`), '{"schemaVersion":1,"taskId":"ke');
-      await writeFile(join(dir, '.id-6e6577.json.fedcba9876543210.tmp'), JSON.stringify(record('new')));
+      // Names without an owner (as an older Tether wrote them): removed once older than the bound.
+      const old = [`.id-${Buffer.from('kept').toString('hex')}.json.0123456789abcdef.tmp`, '.id-6e6577.json.fedcba9876543210.tmp'];
+      await writeFile(join(dir, old[0]!), '{"schemaVersion":1,"taskId":"ke');
+      await writeFile(join(dir, old[1]!), JSON.stringify(record('new')));
+      for (const name of old) await backdate(join(dir, name), STALE_TEMP_MS + 60_000);
       const reported: TetherError[] = [];
       const store = createFileTaskStore(dir, { onCorrupt: (e) => reported.push(e) });
       expect((await store.list()).map((r) => r.taskId)).toEqual(['kept']);
@@ -185,6 +196,96 @@ describe('createFileTaskStore', () => {
     await rm(dir);
     await store.put(record('x'));
     expect(await store.get('x')).toEqual(record('x'));
+  });
+});
+
+// ---- a second opener beside a live writer ----------------------------------------------------------
+
+const WRITER_TASKS = 4;
+const UPDATES = 600;
+/** Safety bound on the openers of one test: they stop as soon as the writer is done. */
+const MAX_OPENS = 2_000;
+
+/**
+ * Runs {@link UPDATES} updates over {@link WRITER_TASKS} tasks (one chain per task, all at once) on
+ * `writer` while `meanwhile` runs; returns the writes that failed, and what `meanwhile` returned.
+ */
+async function liveWriter<T>(writer: TaskStore, meanwhile: (done: () => boolean) => Promise<T>): Promise<{ failed: unknown[]; other: T }> {
+  const failed: unknown[] = [];
+  let finished = false;
+  const chains = Array.from({ length: WRITER_TASKS }, async (_, chain) => {
+    const taskId = `live-${chain}`;
+    for (let i = chain; i < UPDATES; i += WRITER_TASKS) {
+      await writer.update(taskId, () => record(taskId, { seq: i, payload: 'p'.repeat(2048) })).catch((error: unknown) => failed.push(error));
+    }
+  });
+  const writing = Promise.all(chains).then(() => {
+    finished = true;
+  });
+  const [other] = await Promise.all([meanwhile(() => finished), writing]);
+  return { failed, other };
+}
+
+describe('a second store opened on the directory of a live writer', () => {
+  it(`fails none of ${UPDATES} updates while other stores in this process open and list the directory`, async () => {
+    const dir = await freshDir();
+    const writer = createFileTaskStore(dir);
+    await writer.list();
+    const { failed, other: opens } = await liveWriter(writer, async (done) => {
+      let opened = 0;
+      const opener = async (): Promise<void> => {
+        while (!done() && opened < MAX_OPENS) {
+          await createFileTaskStore(dir).list();
+          opened++;
+        }
+      };
+      await Promise.all([opener(), opener(), opener()]);
+      return opened;
+    });
+    const messages = failed.map((e) => (e instanceof Error ? e.message : String(e)));
+    expect(messages, `${failed.length} of ${UPDATES} updates failed`).toEqual([]);
+    expect(opens, 'the other stores opened while the writer wrote').toBeGreaterThan(10);
+    const records = await createFileTaskStore(dir).list();
+    expect(records.map((r) => [r.taskId, (r as TaskRecord & { seq?: number }).seq])).toEqual(Array.from({ length: WRITER_TASKS }, (_, c) => [`live-${c}`, UPDATES - WRITER_TASKS + c]));
+  });
+
+  it('keeps the temporary files of writers that are alive, and removes those whose writer is gone or that are old', async () => {
+    const dir = await freshDir();
+    await createFileTaskStore(dir).put(record('t'));
+    // A process that ran and exited: its pid is free (a later process would have another start time).
+    const exited = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => exited.on('exit', resolve));
+    const deadPid = exited.pid as number;
+    const [host = '', , ownStart = '0'] = tempTag(process.pid).split('-');
+    const temp = (tag: string, n: number): string => `.id-74.json.${tag}.${n.toString(16).padStart(8, '0')}.tmp`;
+    const linux = ownStart !== '0'; // start times are read from /proc
+    const kept = [
+      temp(tempTag(process.pid), 1), // this process: another store in it may be writing
+      temp(tempTag(process.ppid), 2), // a live process of this host
+      temp(`0badf00d-${deadPid}-1`, 3), // another host (or pid namespace): its pids mean nothing here
+      '.id-74.json.0123456789abcdef.tmp', // no owner tag (an older Tether), and recent
+    ];
+    const removed = [
+      temp(`${host}-${deadPid}-1`, 4), // a writer of this host that is gone
+      temp('0badf00d-1-1', 5), // another host, but older than the bound
+      '.id-74.json.fedcba9876543210.tmp', // no owner tag, older than the bound
+      ...(linux ? [temp(`${host}-${process.pid}-${Number(ownStart) - 1}`, 6), temp(`${host}-${process.ppid}-1`, 7)] : []), // pids now held by later processes
+    ];
+    for (const name of [...kept, ...removed]) await writeFile(join(dir, name), '{"partial');
+    for (const name of [removed[1]!, removed[2]!]) await backdate(join(dir, name), STALE_TEMP_MS + 60_000);
+    expect((await createFileTaskStore(dir).list()).map((r) => r.taskId)).toEqual(['t']);
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp')).sort()).toEqual([...kept].sort());
+  });
+
+  it(`fails none of ${UPDATES} updates while another process opens and lists the directory`, async () => {
+    const dir = await freshDir();
+    const writer = createFileTaskStore(dir);
+    await writer.list();
+    await child.run(['open-list', dir, '1']); // bundled and warm before the writer starts
+    const { failed, other: stdout } = await liveWriter(writer, async () => (await child.run(['open-list', dir, '300'])).stdout);
+    const messages = failed.map((e) => (e instanceof Error ? e.message : String(e)));
+    expect(messages, `${failed.length} of ${UPDATES} updates failed`).toEqual([]);
+    expect(stdout).toMatch(/^opened 300 /);
   });
 });
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SeededRandom } from '@a2a-tether/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TetherError } from '../src/index.js';
 import { createFileWorkflowStore, MemoryWorkflowStore, WORKFLOW_RECORD_VERSION, type WorkflowRecord, type WorkflowStore } from '../src/orchestrate-entry.js';
+import { STALE_TEMP_MS } from '../src/temp-owner.js';
 import { crashDigest, type CrashFields } from './helpers/crash-record.js';
 import { CHILD_TIMEOUT_MS, storeChild } from './helpers/store-child.js';
 
@@ -214,13 +215,16 @@ describe('createFileWorkflowStore', () => {
     });
   });
 
-  it('ignores files that are not records, and removes temporary files a crash left when it opens', async () => {
+  it('ignores files that are not records, and removes temporary files a crash left long ago when it opens', async () => {
     const dir = await freshDir();
     await createFileWorkflowStore(dir).save(workflow('kept'));
     const kept = fileOf('', 'kept');
     await writeFile(join(dir, 'README.txt'), 'not a record');
     await writeFile(join(dir, `.${kept}.0123456789abcdef.tmp`), '{"schemaVersion":1,"id":"ke');
     await writeFile(join(dir, `.${fileOf('', 'new')}.fedcba9876543210.tmp`), JSON.stringify(workflow('new')));
+    // Without an owner tag a temporary file is removed once older than the bound (record-directory.ts).
+    const past = new Date(Date.now() - STALE_TEMP_MS - 60_000);
+    for (const name of [`.${kept}.0123456789abcdef.tmp`, `.${fileOf('', 'new')}.fedcba9876543210.tmp`]) await utimes(join(dir, name), past, past);
     const reported: TetherError[] = [];
     const store = createFileWorkflowStore(dir, { onCorrupt: (e) => reported.push(e) });
     expect(await store.list()).toEqual(['kept']);
