@@ -132,6 +132,13 @@ const MUTANTS = [
     to: 'if (!run.config.allowlist.some((entry) => href.startsWith(entry))) return',
     tests: ['packages/core/test/signing-verify.test.ts'],
   },
+  {
+    name: 'workflow: descendants() stops at direct children (grandchildren run on after a cancel or hop timeout)',
+    file: orchestrate('graph.ts'),
+    from: '        queue.push(hop.id);\n',
+    to: '',
+    tests: WORKFLOW_TESTS,
+  },
 ];
 
 /** Planted files: their text before and after the mutant, and the mutant. */

@@ -71,6 +71,16 @@ async function events(flow: Workflow): Promise<WorkflowEvent[]> {
   return out;
 }
 
+/** Reads the workflow's events until each of `nodes` has a task. */
+async function untilTasks(flow: Workflow, nodes: string[]): Promise<void> {
+  const named = new Set<string>();
+  for await (const e of flow.events()) {
+    if (e.type === 'node' && e.taskId !== undefined) named.add(e.node);
+    if (nodes.every((n) => named.has(n))) return;
+  }
+  throw new Error(`the workflow ended before ${nodes.filter((n) => !named.has(n)).join(', ')} had a task`);
+}
+
 const text = (flow: Workflow, node: string): string => {
   const attempt = flow.snapshot.nodes[node]?.attempts.find((a) => a.adopted);
   return (attempt?.artifacts ?? []).flatMap((a) => a.artifact.parts).map((p) => (p.kind === 'text' ? p.text : '')).join('');
@@ -468,7 +478,7 @@ describe('cancel propagation', () => {
     expect(summary.record.nodes['n']?.attempts[0]?.cancel).toMatchObject({ by: 'signal', outcome: 'confirmed' });
   });
 
-  it('cancelling one node cancels it and its descendants only', async () => {
+  it('cancelling one node cancels it and its descendants only, grandchildren included', async () => {
     const obedient = await agent({
       echo: async (ctx) => {
         ctx.status('working');
@@ -487,16 +497,64 @@ describe('cancel propagation', () => {
       hops: [
         { id: 'left', agent: 'ok', input: () => 'slow' },
         { id: 'leftChild', agent: 'ok', parent: 'left', input: () => 'slow' },
+        { id: 'leftGrandchild', agent: 'ok', parent: 'leftChild', input: () => 'slow' },
         { id: 'right', agent: 'ok', input: () => 'quick' },
       ],
     });
-    for await (const e of flow.events()) if (e.type === 'node' && e.node === 'leftChild' && e.taskId !== undefined) break;
+    await untilTasks(flow, ['left', 'leftChild', 'leftGrandchild']);
     const records = await flow.cancel({ node: 'left', by: 'bob', reason: 'wrong branch' });
-    expect(Object.keys(records).sort()).toEqual(['left', 'leftChild']);
+    expect(Object.keys(records).sort()).toEqual(['left', 'leftChild', 'leftGrandchild']);
     const summary = await flow.done();
     expect(summary.record.nodes['right']?.state).toBe('completed');
-    expect(summary.record.nodes['left']?.state).toBe('canceled');
+    for (const id of ['left', 'leftChild', 'leftGrandchild']) {
+      expect(summary.record.nodes[id]?.state, id).toBe('canceled');
+      expect(summary.record.nodes[id]?.attempts[0]?.cancel, id).toMatchObject({ by: 'bob', reason: 'wrong branch', outcome: 'confirmed' });
+    }
     expect(summary.record.cancel).toBeUndefined();
+    expect(obedient.agent.tasks.list().filter((t) => t.state === 'canceled')).toHaveLength(3);
+  });
+
+  it('a hop timeout stops the hop and every node below it, grandchildren included', async () => {
+    const hung = await agent({
+      echo: async (ctx) => {
+        ctx.status('working');
+        await cancelRequested(ctx);
+        ctx.status('canceled');
+      },
+    });
+    // The escalation decides only once every node has its task, however slow the sends are.
+    let named!: () => void;
+    const allNamed = new Promise<void>((resolve) => (named = resolve));
+    const flow = await run({
+      id: 'w-timeout-tree',
+      goal: 'g',
+      agents: { hung: hung.client },
+      escalate: async () => {
+        await allNamed;
+        return 'cancel';
+      },
+      hops: [
+        { id: 'top', agent: 'hung', timeoutMs: 300, input: () => 'go' },
+        { id: 'mid', agent: 'hung', parent: 'top', input: () => 'go' },
+        { id: 'leaf', agent: 'hung', parent: 'mid', input: () => 'go' },
+        { id: 'other', agent: 'hung', input: () => 'go' },
+      ],
+    });
+    await untilTasks(flow, ['top', 'mid', 'leaf', 'other']);
+    named();
+    // The breach stops top and everything below it in one pass: once top and mid ended, leaf was asked too.
+    const ended = new Set<string>();
+    for await (const e of flow.events()) {
+      if (e.type === 'node' && e.state === 'timed-out') ended.add(e.node);
+      if (ended.has('top') && ended.has('mid')) break;
+    }
+    expect(flow.snapshot.nodes['leaf']?.attempts[0]?.cancel).toMatchObject({ by: 'budget', reason: 'hop-timeout after 300 ms' });
+    expect(flow.snapshot.nodes['other']?.attempts[0]?.cancel).toBeUndefined();
+    await flow.cancel({ node: 'other', by: 'test', reason: 'done' });
+    const summary = await flow.done();
+    for (const id of ['top', 'mid', 'leaf']) expect(summary.record.nodes[id]?.state, id).toBe('timed-out');
+    expect(summary.record.nodes['other']?.state).toBe('canceled');
+    expect(hung.agent.tasks.list().map((t) => t.state)).toEqual(['canceled', 'canceled', 'canceled', 'canceled']);
   });
 });
 
