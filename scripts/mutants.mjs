@@ -137,7 +137,15 @@ const MUTANTS = [
     file: orchestrate('graph.ts'),
     from: '        queue.push(hop.id);\n',
     to: '',
-    tests: WORKFLOW_TESTS,
+    tests: ['packages/core/test/orchestrate.test.ts'],
+  },
+  {
+    name: 'file stores: the temp record file renamed without an fsync',
+    file: `${root}packages/node/src/record-directory.ts`,
+    from: '        await file.sync();\n',
+    to: '',
+    project: 'node',
+    tests: ['packages/node/test/record-durability.test.ts'],
   },
 ];
 
