@@ -36,8 +36,10 @@ export const DEFAULTS = {
    */
   retentionMs: 7 * 24 * 60 * 60_000,
   /**
-   * Lease time to live when the store leases tasks (ms): a process that dies gives its tasks up to
-   * another after at most this long. Renewed every third of it.
+   * Lease time to live of a store that leases tasks (ms), when the store is given none (the Redis
+   * store's `leaseMs`): a process that dies gives its tasks up to another after at most this long.
+   * The engine renews every quarter of it, and stops driving a task when no renewal was confirmed
+   * within two thirds of it.
    */
   leaseMs: 30_000,
   /** The task engine (`client.start()`, `client.resume()`): see {@link RESILIENCE_DEFAULTS}. */

@@ -42,7 +42,9 @@ export type { DeliveryMode } from './task/follower.js';
 export { MemoryTaskStore } from './store/memory-task-store.js';
 export type { MemoryTaskStoreOptions } from './store/memory-task-store.js';
 export { TASK_RECORD_VERSION, isActiveRecord, canLease } from './store/task-store.js';
-export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord, LeasingTaskStore, StoreLease } from './store/task-store.js';
+export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord, LeasingTaskStore, StoreLease, StoreWriteOptions } from './store/task-store.js';
+export { checkTaskRecord, parseTaskRecord } from './store/check-record.js';
+export type { RecordOrigin } from './store/check-record.js';
 export { realScheduler } from './util/scheduler.js';
 export type { Scheduler, TimerHandle } from './util/scheduler.js';
 

@@ -1,38 +1,81 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryTaskStore, type LeasingTaskStore, type StoreLease, type TaskRecord } from '../src/index.js';
+import { MemoryTaskStore, TetherError, type LeasingTaskStore, type StoreLease, type StoreWriteOptions, type TaskRecord } from '../src/index.js';
 import { rpcResult, startScriptedAgent, T, task, taskFrame, within, type ScriptedAgent } from './helpers/scripted-agent.js';
 
 // Several processes sharing a store that leases tasks (issue 7): the engine drives a task only while it
 // holds the task's lease — taken by start() and resume(), renewed, released at the end; resumeAll()
 // skips tasks another owner holds; a lost lease stops the follow.
 
-/** Memory records plus leases on the test's clock (what the Redis store does with SET NX PX). */
+/**
+ * Memory records plus leases on the test's clock (what the Redis store does with SET NX PX): each
+ * acquire gets a new fencing token, and a write fenced with an older token than the current lease's is
+ * refused with LEASE_LOST, as the Redis store's Lua compare does.
+ */
 class LeasingMemoryStore extends MemoryTaskStore implements LeasingTaskStore {
-  readonly holders = new Map<string, { owner: string; until: number }>();
+  readonly holders = new Map<string, { owner: string; until: number; fence: number }>();
+  /** The fencing token of each task's latest lease. */
+  readonly fences = new Map<string, number>();
+  /** Every call, in order: `lease <id>`, `put <id> <fence>`, `update <id> <fence>`, `refused <id> <fence>`. */
+  readonly calls: string[] = [];
   renewals = 0;
   refuseRenewals = false;
-  constructor(private readonly now: () => number) {
+  /** A partition: renewals never answer (a client whose commands wait in an offline queue). */
+  hangRenewals = false;
+  constructor(
+    private readonly now: () => number,
+    private readonly ttlMs = 3_000,
+  ) {
     super();
   }
-  lease(taskId: string, owner: string, ttlMs = 30_000): Promise<StoreLease | undefined> {
+  lease(taskId: string, owner: string): Promise<StoreLease | undefined> {
+    this.calls.push(`lease ${taskId}`);
     const held = this.holders.get(taskId);
     if (held && held.owner !== owner && held.until > this.now()) return Promise.resolve(undefined);
-    this.holders.set(taskId, { owner, until: this.now() + ttlMs });
+    const fence = (this.fences.get(taskId) ?? 0) + 1;
+    this.fences.set(taskId, fence);
+    this.holders.set(taskId, { owner, until: this.now() + this.ttlMs, fence });
     const lease: StoreLease = {
-      renew: (ttl = ttlMs) => {
+      fence,
+      ttlMs: this.ttlMs,
+      renew: () => {
         this.renewals++;
+        if (this.hangRenewals) return new Promise<boolean>(() => undefined);
         const current = this.holders.get(taskId);
-        if (this.refuseRenewals || current?.owner !== owner || current.until <= this.now()) return Promise.resolve(false);
-        current.until = this.now() + ttl;
+        if (this.refuseRenewals || current?.fence !== fence || current.until <= this.now()) return Promise.resolve(false);
+        current.until = this.now() + this.ttlMs;
         return Promise.resolve(true);
       },
       release: () => {
-        if (this.holders.get(taskId)?.owner === owner) this.holders.delete(taskId);
+        if (this.holders.get(taskId)?.fence === fence) this.holders.delete(taskId);
         return Promise.resolve(true);
       },
     };
     return Promise.resolve(lease);
+  }
+  private fenced(taskId: string, options: StoreWriteOptions | undefined, what: string): void {
+    const fence = options?.fence;
+    if (fence !== undefined && fence < (this.fences.get(taskId) ?? 0)) {
+      this.calls.push(`refused ${taskId} ${fence}`);
+      throw new TetherError('LEASE_LOST', `write of ${taskId} with fence ${fence} refused`, { taskId });
+    }
+    this.calls.push(`${what} ${taskId} ${fence ?? '-'}`);
+  }
+  override put(record: TaskRecord, options?: StoreWriteOptions): Promise<void> {
+    try {
+      this.fenced(record.taskId, options, 'put');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return super.put(record);
+  }
+  override update(taskId: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined, options?: StoreWriteOptions): Promise<TaskRecord | undefined> {
+    try {
+      this.fenced(taskId, options, 'update');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return super.update(taskId, change);
   }
 }
 
@@ -50,14 +93,14 @@ afterEach(async () => {
 describe('leases: one process drives a task', () => {
   it('start() takes the lease and renews it; another client skips the task, and resume() says LEASE_HELD', async () => {
     const store = new LeasingMemoryStore(() => agent.clock.now());
-    const a = await agent.client({ store, leaseOwner: 'process-a', leaseMs: 3_000 });
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
     const handle = await a.start('go');
     expect(store.holders.get(T)?.owner).toBe('process-a');
     await agent.clock.advance(10_000);
-    expect(store.renewals).toBeGreaterThanOrEqual(3); // every third of the TTL
+    expect(store.renewals).toBeGreaterThanOrEqual(3); // every quarter of the TTL
     expect(store.holders.get(T)?.owner).toBe('process-a');
 
-    const b = await agent.client({ store, leaseOwner: 'process-b', leaseMs: 3_000 });
+    const b = await agent.client({ store, leaseOwner: 'process-b' });
     expect(await b.resumeAll()).toEqual([]);
     await expect(b.resume(T)).rejects.toMatchObject({ code: 'LEASE_HELD', taskId: T, maybeDelivered: false });
     // resumeAll() in the process that drives it does not follow it twice.
@@ -76,10 +119,10 @@ describe('leases: one process drives a task', () => {
   it('a process that stops renewing (dead) loses the task after one TTL; another takes it', async () => {
     const store = new LeasingMemoryStore(() => agent.clock.now());
     const record: TaskRecord = { schemaVersion: 1, taskId: T, contextId: 'ctx', agentUrl: '', state: 'working', createdAt: 0, updatedAt: 0, delivery: 'stream' };
-    const b = await agent.client({ store, leaseOwner: 'process-b', leaseMs: 3_000 });
+    const b = await agent.client({ store, leaseOwner: 'process-b' });
     await store.put({ ...record, agentUrl: b.cardUrl });
     // A dead process's lease: taken, never renewed.
-    await store.lease(T, 'dead-process', 3_000);
+    await store.lease(T, 'dead-process');
     expect(await b.resumeAll()).toEqual([]);
     await agent.clock.advance(3_001);
     const [taken] = await b.resumeAll();
@@ -87,16 +130,112 @@ describe('leases: one process drives a task', () => {
     taken?.detach();
   });
 
-  it('a lost lease stops the follow with LEASE_HELD (the other process drives the task now)', async () => {
+  it('a refused renewal stops the follow with LEASE_LOST (the other process drives the task now)', async () => {
     const store = new LeasingMemoryStore(() => agent.clock.now());
-    const a = await agent.client({ store, leaseOwner: 'process-a', leaseMs: 3_000 });
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
     const handle = await a.start('go');
     store.refuseRenewals = true;
     const error = await within(agent.clock, handle.done()).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'LEASE_HELD', taskId: T });
+    expect(error).toMatchObject({ code: 'LEASE_LOST', taskId: T });
     const subscribes = agent.count('SubscribeToTask');
     await agent.clock.advance(60_000);
     expect(agent.count('SubscribeToTask')).toBe(subscribes); // nothing more from this process
+  });
+
+  it('a process cut off from the store (renewals never answer) stops driving within two thirds of the TTL, before another can take the task', async () => {
+    let streamClosed = false;
+    agent.handlers['SendStreamingMessage'] = (_rpc, res) => {
+      res.on('close', () => (streamClosed = true));
+      agent.sse(res, [taskFrame(task('WORKING', 1))], false);
+    };
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
+    const handle = await a.start('go');
+    const startedAt = agent.clock.now();
+    store.hangRenewals = true;
+    let endedAt: number | undefined;
+    const outcome = handle.done().then(
+      () => 'done',
+      (error: unknown) => {
+        endedAt = agent.clock.now();
+        return error;
+      },
+    );
+    // Step the clock: the follow must stop on its own (no renewal confirmed), not wait for the store.
+    for (let i = 0; i < 40 && endedAt === undefined; i++) await agent.clock.advance(100);
+    expect(await outcome).toMatchObject({ code: 'LEASE_LOST', taskId: T, maybeDelivered: false });
+    // Stopped before the lease could lapse in the store (one TTL after the last renewal sent).
+    expect((endedAt ?? Infinity) - startedAt).toBeLessThan(3_000);
+    // Its stream is closed (the agent sees it go), and nothing more comes from this process, nor a write.
+    for (let i = 0; i < 100 && !streamClosed; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(streamClosed).toBe(true);
+    const requests = agent.calls.length;
+    const writes = store.calls.length;
+    await agent.clock.advance(60_000);
+    expect(agent.calls.length).toBe(requests);
+    expect(store.calls.slice(writes)).toEqual([]);
+  });
+
+  it('writes carry the lease\'s fencing token: a former holder cannot overwrite its successor\'s record', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
+    const handle = await a.start('go');
+    await agent.clock.advance(10);
+    expect(store.calls.filter((c) => c.startsWith('put') || c.startsWith('update')).every((c) => c.endsWith(' 1'))).toBe(true);
+    // A pauses (its renewals go nowhere) and B takes the task over once the lease lapsed.
+    store.hangRenewals = true;
+    const failed = handle.done().catch((error: unknown) => error);
+    store.holders.delete(T);
+    const b = await agent.client({ store, leaseOwner: 'process-b' });
+    const [taken] = await b.resumeAll();
+    expect(taken?.taskId).toBe(T);
+    expect(store.fences.get(T)).toBe(2);
+    // A's late write (a cancel it asked for before noticing) is refused by the store, not applied.
+    await handle.cancel({ waitMs: 0 }).catch(() => undefined);
+    await agent.clock.advance(5_000);
+    expect(await failed).toMatchObject({ code: 'LEASE_LOST' });
+    expect(store.calls).toContain(`refused ${T} 1`);
+    expect((await store.get(T))?.cancel).toBeUndefined();
+    taken?.detach();
+  });
+
+  it('start() takes the lease before the task\'s record is first written (no other process can find the task unleased)', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
+    const handle = await a.start('go');
+    expect(store.calls[0]).toBe(`lease ${T}`);
+    expect(store.calls[1]).toBe(`put ${T} 1`);
+    handle.detach();
+  });
+
+  it('start() fails with LEASE_HELD, writing nothing, when another process already holds the new task\'s lease', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    await store.lease(T, 'someone-else');
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
+    await expect(a.start('go')).rejects.toMatchObject({ code: 'LEASE_HELD', taskId: T });
+    expect(await store.get(T)).toBeUndefined();
+  });
+
+  it('resumeAll() does not follow a task another process finished after the list was read', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const b = await agent.client({ store, leaseOwner: 'process-b' });
+    const record: TaskRecord = { schemaVersion: 1, taskId: T, contextId: 'ctx', agentUrl: b.cardUrl, state: 'working', createdAt: 0, updatedAt: 0, delivery: 'stream' };
+    await store.put(record);
+    const list = store.list.bind(store);
+    store.list = async (filter) => {
+      const found = await list(filter);
+      // Between the list and the lease, the other process finishes the task and releases its lease.
+      await store.put({ ...record, state: 'completed', outcome: { kind: 'finished', state: 'completed', at: 1 } });
+      return found;
+    };
+    expect(await b.resumeAll()).toEqual([]);
+    expect(agent.count('SubscribeToTask') + agent.count('GetTask')).toBe(0);
+    expect(store.holders.has(T)).toBe(false);
+  });
+
+  it('connect() refuses leaseMs: the lease TTL is the store\'s one option', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    await expect(agent.client({ store, ...({ leaseMs: 3_000 } as object) })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('a task that just ended is not taken again by its own process while its final record is still being written', async () => {
@@ -107,7 +246,7 @@ describe('leases: one process drives a task', () => {
     };
     agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task('COMPLETED', 2));
     const store = new LeasingMemoryStore(() => agent.clock.now());
-    const a = await agent.client({ store, leaseOwner: 'process-a', leaseMs: 3_000 });
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
     const handle = await a.start('go');
     // From here on the shared store writes slowly (a loaded Redis): the record still says "working"
     // for a while after the follow ended.

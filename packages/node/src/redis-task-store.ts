@@ -1,5 +1,17 @@
-import { isActiveRecord, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
+import {
+  DEFAULTS,
+  isActiveRecord,
+  parseTaskRecord,
+  redact,
+  TetherError,
+  type StoreWriteOptions,
+  type TaskListFilter,
+  type TaskRecord,
+  type TaskStore,
+} from '@a2a-tether/core';
 import { createClient } from 'redis';
+import { ACQUIRE, COMPARE_AND_SET, FENCED, RELEASE, RENEW, WRITE } from './redis/lease-scripts.js';
+import { bounded, unavailable, type CallSite } from './redis/redis-call.js';
 
 /**
  * The commands the store sends, as node-redis (`redis` v5) clients offer them: any client from
@@ -9,11 +21,27 @@ export interface RedisStoreClient {
   readonly isOpen: boolean;
   connect(): Promise<unknown>;
   close(): Promise<unknown>;
+  /** Drops the connection at once (used when a client the store created cannot connect in time). */
+  destroy?(): void;
   get(key: string): Promise<unknown>;
   mGet(keys: string[]): Promise<unknown>;
   sMembers(key: string): Promise<unknown>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
+
+/** The defaults of {@link createRedisTaskStore}, in one record. */
+export const REDIS_STORE_DEFAULTS = {
+  /** Key prefix: several stores can share one database. */
+  prefix: 'tether:',
+  /** Lease time to live (ms): {@link DEFAULTS}.leaseMs. */
+  leaseMs: DEFAULTS.leaseMs,
+  /** The longest one command may take (ms) before the call fails with `STORE_UNAVAILABLE`. */
+  commandTimeoutMs: 2_000,
+  /** The longest `createRedisTaskStore()` waits for the first connection (ms). */
+  connectTimeoutMs: 5_000,
+  /** How long a deleted task's fence count is kept (ms), so a former holder's late write cannot revive it. */
+  keepFenceMs: 24 * 60 * 60_000,
+} as const;
 
 /** Options of {@link createRedisTaskStore}: `url` (Tether creates and closes the client) or `client` (yours). */
 export type RedisTaskStoreOptions = (
@@ -23,18 +51,37 @@ export type RedisTaskStoreOptions = (
       client?: undefined;
     }
   | {
-      /** A node-redis client you created; connected here if it is not open yet, never closed by the store. */
+      /**
+       * A node-redis client you created; connected here if it is not open yet, never closed by the
+       * store. Create it with `disableOfflineQueue: true`, so that while Redis is unreachable commands
+       * fail at once instead of waiting for the command timeout (the store sets it on clients it creates).
+       */
       client: RedisStoreClient;
       url?: undefined;
     }
 ) & {
   /**
    * Prefix of every key, so several stores share one database. Default `tether:`. Keys:
-   * `{prefix}task:{id}` (the record's JSON), `{prefix}tasks` (the set of ids), `{prefix}lease:{id}`.
+   * `{prefix}task:{id}` (the record's JSON), `{prefix}tasks` (the set of ids), `{prefix}lease:{id}`
+   * (`<fence>:<owner>`), `{prefix}fence:{id}` (the count of the task's lease acquisitions).
    */
   prefix?: string | undefined;
-  /** Default time to live of a lease (ms) when {@link RedisTaskStore.lease} is given none. Default 30 000. */
+  /**
+   * The lease time to live (ms): the one knob of leases. A process that dies or is cut off gives its
+   * tasks up to another after at most this long; the engine renews every quarter of it and stops
+   * driving a task when no renewal was confirmed within two thirds of it. Default 30 000.
+   */
   leaseMs?: number | undefined;
+  /** The longest one command may take (ms); past it the call fails with `STORE_UNAVAILABLE`. Default 2 000. */
+  commandTimeoutMs?: number | undefined;
+  /** The longest `createRedisTaskStore()` waits to connect (ms); past it, it rejects with `STORE_UNAVAILABLE`. Default 5 000. */
+  connectTimeoutMs?: number | undefined;
+  /**
+   * Called once per record `list()` skipped because it is not a task record (`STORE_CORRUPT`: not JSON,
+   * not an object, another task's record, a newer `schemaVersion`), with the error naming its key.
+   * Without it, skipped records are silent. `get()` and `update()` of such a task reject with it.
+   */
+  onCorrupt?: ((error: TetherError) => void) | undefined;
 };
 
 /**
@@ -45,195 +92,229 @@ export type RedisTaskStoreOptions = (
 export interface TaskLease {
   readonly taskId: string;
   readonly owner: string;
+  /** The fencing token: larger than any earlier acquisition's. Pass it with writes ({@link StoreWriteOptions}). */
+  readonly fence: number;
+  /** The time to live (ms) each acquire and renewal grants, counted from when it was sent. */
+  readonly ttlMs: number;
   /**
-   * Extends the lease to `ttlMs` (default: the TTL it was acquired with) from now. `false` when it
-   * had already expired or passed to another owner: stop driving the task then.
+   * Extends the lease by its TTL from now. `false` when it had already expired, passed to another
+   * owner, or was acquired again (a newer acquisition): stop driving the task then.
    */
-  renew(ttlMs?: number): Promise<boolean>;
-  /** Ends the lease if this owner still holds it (compare-and-delete); `false` when it did not. */
+  renew(): Promise<boolean>;
+  /** Ends the lease if this acquisition still holds it (compare-and-delete); `false` when it did not. */
   release(): Promise<boolean>;
 }
 
-/** A {@link TaskStore} in Redis, shared by several processes, with per-task leases. */
+/** A {@link TaskStore} in Redis, shared by several processes, with per-task leases and fenced writes. */
 export interface RedisTaskStore extends TaskStore {
   /**
-   * Acquires the lease of `taskId` for `owner` (a name unique per process, e.g. host + pid + a
-   * random suffix) for `ttlMs` (default: the store's `leaseMs`). Resolves `undefined` when another
-   * owner holds it; the same owner acquiring again gets it renewed. Renew well within the TTL (e.g.
-   * every third of it) for as long as the process drives the task.
+   * Acquires the lease of `taskId` for `owner` (a name unique per process, e.g. host + pid + a random
+   * suffix) for the store's `leaseMs`. Resolves `undefined` when another owner holds it; the same
+   * owner acquiring again gets a new lease (a new fencing token; the older lease can no longer renew).
+   * Renew well within the TTL for as long as the process drives the task.
    */
-  lease(taskId: string, owner: string, ttlMs?: number): Promise<TaskLease | undefined>;
+  lease(taskId: string, owner: string): Promise<TaskLease | undefined>;
   /** Closes the client if the store created it (from `url`); a client you passed is left open. */
   close(): Promise<void>;
 }
 
-const DEFAULT_PREFIX = 'tether:';
-const DEFAULT_LEASE_MS = 30_000;
 // Optimistic updates retried this many times against other processes' writes before giving up.
 const MAX_UPDATE_ATTEMPTS = 100;
 const MGET_CHUNK = 500;
 
-// KEYS: record, id set. ARGV: expected present ('1'/'0'), expected JSON, new JSON ('' deletes), id.
-// Writes only if the record is still what the caller read: a compare-and-set across both keys.
-const COMPARE_AND_SET = `
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if current ~= ARGV[2] then return 0 end
-elseif current then
-  return 0
-end
-if ARGV[3] == '' then
-  redis.call('DEL', KEYS[1])
-  redis.call('SREM', KEYS[2], ARGV[4])
-else
-  redis.call('SET', KEYS[1], ARGV[3])
-  redis.call('SADD', KEYS[2], ARGV[4])
-end
-return 1`;
-
-// KEYS: record, id set. ARGV: new JSON ('' deletes), id.
-const WRITE = `
-if ARGV[1] == '' then
-  redis.call('DEL', KEYS[1])
-  redis.call('SREM', KEYS[2], ARGV[2])
-else
-  redis.call('SET', KEYS[1], ARGV[1])
-  redis.call('SADD', KEYS[2], ARGV[2])
-end
-return 1`;
-
-// KEYS: lease. ARGV: owner, ttl ms. SET NX PX, or a renewal when this owner already holds it.
-const ACQUIRE = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`;
-
-// KEYS: lease. ARGV: owner, ttl ms.
-const RENEW = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`;
-
-// KEYS: lease. ARGV: owner. Compare-and-delete: a stale owner never deletes its successor's lease.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  return 1
-end
-return 0`;
-
-function checkTtl(ttlMs: number, where: string): void {
-  if (!Number.isInteger(ttlMs) || ttlMs < 1) {
-    throw new TetherError('INVALID_ARGUMENT', `${where}: the lease TTL must be a positive whole number of ms, got ${ttlMs}`);
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TetherError('INVALID_ARGUMENT', `createRedisTaskStore: ${name} must be a positive whole number of ms, got ${String(value)}`, { maybeDelivered: false });
   }
+  return value;
 }
 
-function parse(key: string, raw: unknown): TaskRecord {
+function checkId(taskId: unknown, operation: string): string {
+  if (typeof taskId !== 'string' || taskId === '') {
+    throw new TetherError('INVALID_ARGUMENT', `${operation}: the task id must be a non-empty string, got ${typeof taskId === 'string' ? '""' : typeof taskId}`, {
+      operation,
+      maybeDelivered: false,
+    });
+  }
+  return taskId;
+}
+
+function serialize(record: TaskRecord, operation: string): string {
   try {
-    return JSON.parse(String(raw)) as TaskRecord;
+    const json = JSON.stringify(record);
+    if (typeof json === 'string') return json;
   } catch (error) {
-    throw new TetherError('INVALID_RESPONSE', `Redis task store: ${key} holds no valid JSON`, { cause: error });
+    throw new TetherError('INVALID_ARGUMENT', `${operation}: the record of task ${record.taskId} is not JSON-serializable`, { operation, taskId: record.taskId, cause: error });
+  }
+  throw new TetherError('INVALID_ARGUMENT', `${operation}: the record of task ${record.taskId} is not JSON-serializable`, { operation, taskId: record.taskId });
+}
+
+function fenced(site: CallSite, fence: number | undefined): TetherError {
+  return new TetherError(
+    'LEASE_LOST',
+    `Redis task store: ${site.operation} of task ${site.taskId ?? ''} was refused: a newer lease than this writer's (fence ${fence ?? '?'}) holds the task; nothing was written`,
+    { operation: site.operation, taskId: site.taskId, maybeDelivered: false },
+  );
+}
+
+function fenceArg(options: StoreWriteOptions | undefined, operation: string): string {
+  const fence = options?.fence;
+  if (fence === undefined) return '';
+  if (!Number.isSafeInteger(fence) || fence < 0) throw new TetherError('INVALID_ARGUMENT', `${operation}: fence must be a non-negative whole number, got ${String(fence)}`, { operation });
+  return String(fence);
+}
+
+/** Connects with a deadline: node-redis's own connect() retries without end while Redis is down. */
+async function connectWithin(client: RedisStoreClient, timeoutMs: number, owned: boolean, where: string): Promise<void> {
+  const site: CallSite = { operation: 'createRedisTaskStore', writes: false };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unavailable(site, `could not connect to ${where} within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([client.connect(), late]);
+  } catch (error) {
+    if (owned) client.destroy?.();
+    throw error instanceof TetherError ? error : unavailable(site, `could not connect to ${where}: ${redact(error instanceof Error ? error.message : String(error))}`, error);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 /**
- * Creates a {@link TaskStore} in Redis (node-redis v5): records as JSON strings (unknown fields
- * kept), `update` as an optimistic read-modify-write whose write is a Lua compare-and-set (retried
- * when another writer got there first), `list` from a set of ids (never `KEYS`), and per-task
- * leases so that one process at a time drives a task.
+ * Creates a {@link TaskStore} in Redis (node-redis v5): records as JSON strings (unknown fields kept),
+ * `update` as an optimistic read-modify-write whose write is a Lua compare-and-set (retried when another
+ * writer got there first), `list` from a set of ids (never `KEYS`), and per-task leases so that one
+ * process at a time drives a task.
+ *
+ * Under faults:
+ * - **Partitions and outages.** Every call is bounded by `commandTimeoutMs`: while Redis is down or cut
+ *   off, calls fail with a retryable `STORE_UNAVAILABLE` instead of waiting out the outage. It rejects
+ *   the same way when it cannot connect within `connectTimeoutMs`.
+ * - **Fencing.** Each lease acquisition gets a larger fencing token; a write that carries an older token
+ *   than the task's current lease is refused with `LEASE_LOST` (a Lua compare), so a process that was
+ *   paused or cut off while its lease passed on never overwrites its successor's record.
+ * - **Corrupt records.** A value that is not a task record is `STORE_CORRUPT` from `get` and `update`,
+ *   skipped by `list` and reported to `onCorrupt`; `put` and `delete` replace or remove it.
  *
  * @example
  * ```ts
  * import { connect } from '@a2a-tether/node';
  * import { createRedisTaskStore } from '@a2a-tether/node/redis';
  *
- * const store = await createRedisTaskStore({ url: 'redis://127.0.0.1:6379' });
+ * const store = await createRedisTaskStore({ url: 'redis://127.0.0.1:6379', leaseMs: 30_000 });
  * const client = await connect('https://agent.example', { store });
  * ```
+ *
+ * @throws TetherError `STORE_UNAVAILABLE` when Redis cannot be reached within `connectTimeoutMs`;
+ * `INVALID_ARGUMENT` for an option out of range.
  */
 export async function createRedisTaskStore(options: RedisTaskStoreOptions): Promise<RedisTaskStore> {
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  checkTtl(leaseMs, 'createRedisTaskStore');
+  const prefix = options.prefix ?? REDIS_STORE_DEFAULTS.prefix;
+  const leaseMs = positiveInteger(options.leaseMs, REDIS_STORE_DEFAULTS.leaseMs, 'leaseMs');
+  const timeoutMs = positiveInteger(options.commandTimeoutMs, REDIS_STORE_DEFAULTS.commandTimeoutMs, 'commandTimeoutMs');
+  const connectTimeoutMs = positiveInteger(options.connectTimeoutMs, REDIS_STORE_DEFAULTS.connectTimeoutMs, 'connectTimeoutMs');
+  const keepFenceMs = String(REDIS_STORE_DEFAULTS.keepFenceMs);
+  const onCorrupt = options.onCorrupt;
   let client: RedisStoreClient;
   const owned = options.client === undefined;
   if (options.client !== undefined) {
     client = options.client;
   } else {
-    const created = createClient({ url: options.url });
+    const created = createClient({
+      url: options.url,
+      // While disconnected, a command fails at once: the store answers STORE_UNAVAILABLE, it does not queue.
+      disableOfflineQueue: true,
+      socket: { connectTimeout: Math.min(connectTimeoutMs, 10_000), reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
+    });
     // Failed commands reject on their own and the client reconnects by itself; without a listener
     // a connection error would crash the process.
     created.on('error', () => undefined);
     client = created;
   }
-  if (!client.isOpen) await client.connect();
+  const where = options.url === undefined ? 'Redis' : `Redis at ${redact(options.url)}`;
+  if (!client.isOpen) await connectWithin(client, connectTimeoutMs, owned, where);
 
   const recordKey = (taskId: string): string => `${prefix}task:${taskId}`;
   const leaseKey = (taskId: string): string => `${prefix}lease:${taskId}`;
+  const fenceKey = (taskId: string): string => `${prefix}fence:${taskId}`;
   const idsKey = `${prefix}tasks`;
-  const run = async (script: string, keys: string[], args: string[]): Promise<boolean> =>
-    Number(await client.eval(script, { keys, arguments: args })) === 1;
+  const origin = (taskId: string, operation: string): { where: string; operation: string } => ({ where: `Redis key ${recordKey(taskId)}`, operation });
+  const evaluate = async (site: CallSite, script: string, keys: string[], args: string[]): Promise<number> =>
+    Number(await bounded(site, timeoutMs, () => client.eval(script, { keys, arguments: args })));
 
-  async function read(taskId: string): Promise<string | undefined> {
-    const raw = await client.get(recordKey(taskId));
+  async function readRaw(site: CallSite, taskId: string): Promise<string | undefined> {
+    const raw = await bounded(site, timeoutMs, () => client.get(recordKey(taskId)));
     return raw === null || raw === undefined ? undefined : String(raw);
   }
-
-  const queued = new Map<string, Promise<TaskRecord | undefined>>();
 
   async function updateNow(
     taskId: string,
     change: (current: TaskRecord | undefined) => TaskRecord | undefined,
+    fence: string,
   ): Promise<TaskRecord | undefined> {
+    const site: CallSite = { operation: 'RedisTaskStore.update', taskId, writes: true };
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const raw = await read(taskId);
-      const next = change(raw === undefined ? undefined : parse(recordKey(taskId), raw));
-      const written = next === undefined ? '' : JSON.stringify(next);
-      if (await run(COMPARE_AND_SET, [recordKey(taskId), idsKey], [raw === undefined ? '0' : '1', raw ?? '', written, taskId])) {
-        return next;
+      const raw = await readRaw(site, taskId);
+      // A corrupt record is not handed to `change`: STORE_CORRUPT, and nothing is written.
+      const next = change(raw === undefined ? undefined : parseTaskRecord(raw, taskId, origin(taskId, site.operation)));
+      if (next !== undefined && (next as Partial<TaskRecord> | null)?.taskId !== taskId) {
+        throw new TetherError('INVALID_ARGUMENT', `RedisTaskStore.update('${taskId}') returned a record of another task; nothing was written`, {
+          operation: site.operation,
+          taskId,
+        });
       }
+      const written = next === undefined ? '' : serialize(next, site.operation);
+      const keys = [recordKey(taskId), idsKey, fenceKey(taskId)];
+      const result = await evaluate(site, COMPARE_AND_SET, keys, [raw === undefined ? '0' : '1', raw ?? '', written, taskId, fence, keepFenceMs]);
+      if (result === FENCED) throw fenced(site, fence === '' ? undefined : Number(fence));
+      if (result === 1) return next;
     }
-    throw new TetherError(
-      'RETRY_EXHAUSTED',
-      `Redis task store: the update of task ${taskId} lost ${MAX_UPDATE_ATTEMPTS} races in a row to other writers`,
-      { taskId },
-    );
+    throw new TetherError('RETRY_EXHAUSTED', `Redis task store: the update of task ${taskId} lost ${MAX_UPDATE_ATTEMPTS} races in a row to other writers`, { taskId });
   }
 
-  function makeLease(taskId: string, owner: string, acquiredTtl: number): TaskLease {
-    return {
-      taskId,
-      owner,
-      renew: async (ttlMs = acquiredTtl) => {
-        checkTtl(ttlMs, 'TaskLease.renew');
-        return run(RENEW, [leaseKey(taskId)], [owner, String(ttlMs)]);
-      },
-      release: () => run(RELEASE, [leaseKey(taskId)], [owner]),
-    };
+  async function write(operation: string, taskId: string, json: string, options: StoreWriteOptions | undefined): Promise<void> {
+    const site: CallSite = { operation, taskId, writes: true };
+    const fence = fenceArg(options, operation);
+    const result = await evaluate(site, WRITE, [recordKey(taskId), idsKey, fenceKey(taskId)], [json, taskId, fence, keepFenceMs]);
+    if (result === FENCED) throw fenced(site, options?.fence);
   }
+
+  const queued = new Map<string, Promise<TaskRecord | undefined>>();
 
   return {
     async get(taskId) {
-      const raw = await read(taskId);
-      return raw === undefined ? undefined : parse(recordKey(taskId), raw);
+      const operation = 'RedisTaskStore.get';
+      checkId(taskId, operation);
+      const raw = await readRaw({ operation, taskId, writes: false }, taskId);
+      return raw === undefined ? undefined : parseTaskRecord(raw, taskId, origin(taskId, operation));
     },
 
-    async put(record) {
-      await run(WRITE, [recordKey(record.taskId), idsKey], [JSON.stringify(record), record.taskId]);
+    async put(record, writeOptions) {
+      const operation = 'RedisTaskStore.put';
+      const taskId = checkId((record as Partial<TaskRecord> | null)?.taskId, operation);
+      await write(operation, taskId, serialize(record, operation), writeOptions);
     },
 
-    update(taskId, change) {
+    update(taskId, change, writeOptions) {
+      try {
+        checkId(taskId, 'RedisTaskStore.update');
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      let fence: string;
+      try {
+        fence = fenceArg(writeOptions, 'RedisTaskStore.update');
+      } catch (error) {
+        return Promise.reject(error);
+      }
       // One update per task at a time from this store: a process then races only other processes,
       // not its own concurrent updates (which would all read the same value and all but one retry).
       const previous = queued.get(taskId) ?? Promise.resolve();
       const next = previous.then(
-        () => updateNow(taskId, change),
-        () => updateNow(taskId, change),
+        () => updateNow(taskId, change, fence),
+        () => updateNow(taskId, change, fence),
       );
       queued.set(taskId, next);
       const forget = (): void => {
@@ -244,15 +325,24 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
     },
 
     async list(filter: TaskListFilter = {}) {
-      const ids = ((await client.sMembers(idsKey)) as unknown[]).map(String);
+      const site: CallSite = { operation: 'RedisTaskStore.list', writes: false };
+      const ids = ((await bounded(site, timeoutMs, () => client.sMembers(idsKey))) as unknown[]).map(String);
       const out: TaskRecord[] = [];
       for (let start = 0; start < ids.length; start += MGET_CHUNK) {
         const chunk = ids.slice(start, start + MGET_CHUNK);
-        const values = (await client.mGet(chunk.map(recordKey))) as unknown[];
+        const values = (await bounded(site, timeoutMs, () => client.mGet(chunk.map(recordKey)))) as unknown[];
         values.forEach((raw, index) => {
           // Deleted between SMEMBERS and MGET: not listed.
           if (raw === null || raw === undefined) return;
-          const record = parse(recordKey(chunk[index] as string), raw);
+          const taskId = chunk[index] as string;
+          let record: TaskRecord;
+          try {
+            record = parseTaskRecord(String(raw), taskId, origin(taskId, site.operation));
+          } catch (error) {
+            // One bad record never hides the others: skipped, and reported.
+            onCorrupt?.(error as TetherError);
+            return;
+          }
           if (filter.active && !isActiveRecord(record)) return;
           if (filter.agentUrl !== undefined && record.agentUrl !== filter.agentUrl) return;
           out.push(record);
@@ -261,19 +351,34 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
       return out;
     },
 
-    async delete(taskId) {
-      await run(WRITE, [recordKey(taskId), idsKey], ['', taskId]);
+    async delete(taskId, writeOptions) {
+      const operation = 'RedisTaskStore.delete';
+      checkId(taskId, operation);
+      await write(operation, taskId, '', writeOptions);
     },
 
-    async lease(taskId, owner, ttlMs = leaseMs) {
-      checkTtl(ttlMs, 'RedisTaskStore.lease');
-      if (!owner) throw new TetherError('INVALID_ARGUMENT', 'RedisTaskStore.lease: owner must be a non-empty string');
-      const acquired = await run(ACQUIRE, [leaseKey(taskId)], [owner, String(ttlMs)]);
-      return acquired ? makeLease(taskId, owner, ttlMs) : undefined;
+    async lease(taskId, owner) {
+      const operation = 'RedisTaskStore.lease';
+      checkId(taskId, operation);
+      if (typeof owner !== 'string' || owner === '') throw new TetherError('INVALID_ARGUMENT', `${operation}: owner must be a non-empty string`, { operation, maybeDelivered: false });
+      const site: CallSite = { operation, taskId, writes: true };
+      const fence = await evaluate(site, ACQUIRE, [leaseKey(taskId), fenceKey(taskId)], [owner, String(leaseMs)]);
+      if (!(fence > 0)) return undefined;
+      const holder = `${fence}:${owner}`;
+      return {
+        taskId,
+        owner,
+        fence,
+        ttlMs: leaseMs,
+        renew: async () => (await evaluate({ operation: 'TaskLease.renew', taskId, writes: true }, RENEW, [leaseKey(taskId)], [holder, String(leaseMs)])) === 1,
+        release: async () => (await evaluate({ operation: 'TaskLease.release', taskId, writes: true }, RELEASE, [leaseKey(taskId)], [holder])) === 1,
+      };
     },
 
     async close() {
-      if (owned && client.isOpen) await client.close();
+      if (!owned || !client.isOpen) return;
+      // A quit waits for Redis; while it is unreachable, the connection is dropped instead.
+      await bounded({ operation: 'RedisTaskStore.close', writes: false }, timeoutMs, () => client.close()).catch(() => client.destroy?.());
     },
   };
 }

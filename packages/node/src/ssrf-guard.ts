@@ -11,14 +11,17 @@ import { classifyAddress, parseAddress, type AddressKind, type ParsedAddress } f
  * By default only `public` addresses (see {@link AddressKind}) are reached, and only `http:` and
  * `https:` URLs. `connect()` also allows the non-public kinds except `metadata` and `reserved` when
  * the URL you pass it is itself local (it resolves to a loopback, private, link-local or
- * unspecified address): you chose a local agent, so its card may point next door.
+ * unspecified address): you chose a local agent, so its card may point next door — but never at a
+ * cloud metadata or credential endpoint (169.254.169.254, ECS's 169.254.170.2 …), nor at a
+ * reserved address.
  */
 export interface NetworkOptions {
   /**
    * Hosts and networks reached whatever their kind: host names (`'agents.internal'`, matched
    * exactly, case-insensitively, at any address they resolve to), IP addresses (`'10.1.2.3'`,
    * `'::1'`) or CIDR blocks (`'10.0.0.0/8'`, `'fd00::/8'`). The only way to reach a `metadata` or
-   * `reserved` address.
+   * `reserved` address; a `metadata` address only when named itself (its address, or a host name
+   * that resolves to it): a block around it (`'169.254.0.0/16'`, `'fd00::/8'`) does not open it.
    */
   allow?: readonly string[] | undefined;
   /**
@@ -100,20 +103,24 @@ export class NetworkPolicy {
   /** `undefined` when `host` may be reached at `address`, else why not. */
   refuses(host: string, address: string): string | undefined {
     if (this.hosts.has(hostKey(host))) return undefined;
+    const kind = this.kindOf(address);
     const parsed = parseAddress(address);
     if (parsed) {
       const { family, value } = canonical(parsed);
       const bits = family === 4 ? 32 : 128;
       for (const block of this.blocks) {
+        // A block opened for a network (169.254.0.0/16, fd00::/8) must not open the metadata endpoint in it.
+        if (kind === 'metadata' && block.length !== bits) continue;
         if (block.family === family && value >> BigInt(bits - block.length) === block.value >> BigInt(bits - block.length)) return undefined;
       }
     }
-    const kind = this.kindOf(address);
     if (kind === 'public' || (this.allowPrivate && PRIVATE_KINDS.has(kind))) return undefined;
     const where = host === address ? address : `${host} (${address})`;
     const fix = PRIVATE_KINDS.has(kind)
       ? `add it to network.allow, or pass network.allowPrivate: true`
-      : `add it to network.allow if you really mean to reach it`;
+      : kind === 'metadata'
+        ? `add it to network.allow (the address itself: a block does not open it) if you really mean to reach it`
+        : `add it to network.allow if you really mean to reach it`;
     return `refused to connect to ${where}: a ${kind} address, which the SSRF guard does not reach by default; ${fix}`;
   }
 

@@ -65,12 +65,46 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
     return created;
   }
 
-  // The contract suite of @a2a-tether/testkit, each case on a store with a prefix of its own.
+  async function rawClient(): Promise<ReturnType<typeof createClient>> {
+    const raw = createClient({ url: redis.url });
+    raw.on('error', () => undefined);
+    await raw.connect();
+    return raw;
+  }
+
+  // The contract suite of @a2a-tether/testkit, each case on a store with a prefix of its own; bad
+  // records are planted with a client of the test's own, as a person with a Redis shell would.
   let contractStores = 0;
-  runTaskStoreContract(() => createRedisTaskStore({ url: redis.url, prefix: `contract${++contractStores}:` }), { describe, it }, {
-    dispose: (s) => s.close(),
-    concurrentUpdates: 100,
-  });
+  const reports = new WeakMap<RedisTaskStore, unknown[]>();
+  const prefixes = new WeakMap<RedisTaskStore, string>();
+  runTaskStoreContract(
+    async () => {
+      const reported: unknown[] = [];
+      const contractPrefix = `contract${++contractStores}:`;
+      const created = await createRedisTaskStore({ url: redis.url, prefix: contractPrefix, onCorrupt: (error) => reported.push(error) });
+      reports.set(created, reported);
+      prefixes.set(created, contractPrefix);
+      return created;
+    },
+    { describe, it },
+    {
+      dispose: (s) => s.close(),
+      concurrentUpdates: 100,
+      corruption: {
+        async plant(s, taskId, raw) {
+          const client = await rawClient();
+          try {
+            const p = prefixes.get(s) ?? '';
+            await client.set(`${p}task:${taskId}`, raw);
+            await client.sAdd(`${p}tasks`, taskId);
+          } finally {
+            await client.close();
+          }
+        },
+        reported: (s) => reports.get(s) ?? [],
+      },
+    },
+  );
 
   describe('beyond the contract', () => {
     it('round-trips a TaskRecord with every optional field, and a lost task is not active', async () => {
@@ -129,52 +163,97 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
 
   describe('leases', () => {
     it('one owner at a time; the holder renews and releases, then another acquires', async () => {
-      const [a, b] = [await store(), await store()];
-      const held = await a.lease('t', 'owner-a', 10_000);
+      const [a, b] = [await store(10_000), await store(10_000)];
+      const held = await a.lease('t', 'owner-a');
       expect(held).toBeDefined();
-      expect(await b.lease('t', 'owner-b', 10_000)).toBeUndefined();
+      expect(await b.lease('t', 'owner-b')).toBeUndefined();
       expect(await held?.renew()).toBe(true);
-      // The same owner acquiring again (e.g. after a restart with a stable owner name) gets it back.
-      expect(await a.lease('t', 'owner-a', 10_000)).toBeDefined();
-      expect(await held?.release()).toBe(true);
-      const taken = await b.lease('t', 'owner-b', 10_000);
+      // The same owner acquiring again (e.g. after a restart with a stable owner name) gets a new lease
+      // with a larger fencing token; the older one can no longer renew or release.
+      const again = await a.lease('t', 'owner-a');
+      expect(again?.fence).toBeGreaterThan(held?.fence ?? Infinity);
+      expect(await held?.renew()).toBe(false);
+      expect(await held?.release()).toBe(false);
+      expect(await again?.release()).toBe(true);
+      const taken = await b.lease('t', 'owner-b');
       expect(taken?.owner).toBe('owner-b');
-      expect(await held?.release(), 'a released lease cannot be released twice').toBe(false);
-      expect(await a.lease('t', 'owner-a', 10_000)).toBeUndefined();
+      expect(taken?.fence).toBeGreaterThan(again?.fence ?? Infinity);
+      expect(await again?.release(), 'a released lease cannot be released twice').toBe(false);
+      expect(await a.lease('t', 'owner-a')).toBeUndefined();
     });
 
     it('an expired lease hands over; the old holder (now a non-owner) can neither renew nor release it', async () => {
-      const [a, b] = [await store(), await store()];
-      const stale = await a.lease('e', 'owner-a', 150);
+      const [a, b] = [await store(150), await store(10_000)];
+      const stale = await a.lease('e', 'owner-a');
       expect(stale).toBeDefined();
       // Polled, not timed: at most 200 × 25 ms for the TTL to lapse.
-      const taken = await eventually(() => b.lease('e', 'owner-b', 10_000), (lease) => lease !== undefined, 200);
+      const taken = await eventually(() => b.lease('e', 'owner-b'), (lease) => lease !== undefined, 200);
       expect(taken?.owner).toBe('owner-b');
       expect(await stale?.renew()).toBe(false);
       expect(await stale?.release(), 'a non-owner release does nothing').toBe(false);
-      const raw = createClient({ url: redis.url });
-      raw.on('error', () => undefined);
-      await raw.connect();
+      const raw = await rawClient();
       try {
-        expect(await raw.get(`${prefix}lease:e`)).toBe('owner-b');
+        expect(await raw.get(`${prefix}lease:e`)).toBe(`${taken?.fence ?? ''}:owner-b`);
       } finally {
         await raw.close();
       }
-      expect(await a.lease('e', 'owner-c', 10_000), 'owner-b still holds it').toBeUndefined();
+      expect(await a.lease('e', 'owner-c'), 'owner-b still holds it').toBeUndefined();
       expect(await taken?.renew()).toBe(true);
     });
 
-    it('rejects a TTL that is not a positive whole number of ms', async () => {
+    it('rejects a TTL that is not a positive whole number of ms, and an empty owner or id', async () => {
+      await expect(createRedisTaskStore({ url: redis.url, prefix, leaseMs: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(createRedisTaskStore({ url: redis.url, prefix, leaseMs: 1.5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       const s = await store();
-      await expect(s.lease('x', 'o', 0)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-      await expect(s.lease('x', 'o', 1.5)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-      await expect(s.lease('x', '', 100)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(s.lease('x', '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(s.lease('', 'o')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    });
+
+    it('renew() extends the TTL again (it does not only answer true)', async () => {
+      const s = await store(60_000);
+      const held = await s.lease('r', 'owner');
+      const raw = await rawClient();
+      try {
+        // As if most of the TTL had passed.
+        await raw.pExpire(`${prefix}lease:r`, 500);
+        expect(await raw.pTTL(`${prefix}lease:r`)).toBeLessThanOrEqual(500);
+        expect(await held?.renew()).toBe(true);
+        expect(await raw.pTTL(`${prefix}lease:r`)).toBeGreaterThan(50_000);
+      } finally {
+        await raw.close();
+      }
+    });
+
+    it('fences writes: a write with an older lease\'s token is refused with LEASE_LOST and changes nothing', async () => {
+      const [a, b] = [await store(150), await store(10_000)];
+      const old = await a.lease('f', 'owner-a');
+      await a.put(record('f', { state: 'working' }), { fence: old?.fence });
+      // A is paused past its TTL; B takes the task and writes.
+      const taken = await eventually(() => b.lease('f', 'owner-b'), (lease) => lease !== undefined, 200);
+      await b.update('f', (r) => r && { ...r, state: 'input-required' }, { fence: taken?.fence });
+      // A wakes up and writes what it had in hand: every form is refused, the record stays B's.
+      for (const write of [
+        () => a.put(record('f', { state: 'completed' }), { fence: old?.fence }),
+        () => a.update('f', (r) => r && { ...r, state: 'completed' }, { fence: old?.fence }),
+        () => a.delete('f', { fence: old?.fence }),
+      ]) {
+        await expect(write()).rejects.toMatchObject({ code: 'LEASE_LOST', taskId: 'f', maybeDelivered: false });
+      }
+      expect((await b.get('f'))?.state).toBe('input-required');
+      // The holder's own fenced writes, and unfenced ones (no lease in play), still land.
+      await b.put(record('f', { state: 'completed' }), { fence: taken?.fence });
+      expect((await a.get('f'))?.state).toBe('completed');
+      // A deleted task keeps its fence count: a former holder cannot bring the record back.
+      await b.delete('f', { fence: taken?.fence });
+      await expect(a.put(record('f'), { fence: old?.fence })).rejects.toMatchObject({ code: 'LEASE_LOST' });
+      expect(await b.get('f')).toBeUndefined();
     });
 
     it('a process killed while holding leases loses them after the TTL; another client takes its tasks', async () => {
       const ids = ['k1', 'k2', 'k3'];
       const TTL = 1500;
       const fixture = fileURLToPath(new URL('./fixtures/lease-holder.ts', import.meta.url));
+      const survivor = await store(10_000);
       const child = spawn(process.execPath, ['--conditions=@a2a-tether/source', '--import', 'tsx', fixture, redis.url, prefix, String(TTL), ...ids], {
         cwd: fileURLToPath(new URL('..', import.meta.url)),
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,10 +278,9 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       });
       expect(ready).toBe(`lease-holder-${child.pid}`);
 
-      const survivor = await store();
       const tasks = (await survivor.list({ active: true })).map((r) => r.taskId).sort();
       expect(tasks).toEqual(ids);
-      for (const taskId of tasks) expect(await survivor.lease(taskId, 'survivor', 10_000), `${taskId} is held by the live child`).toBeUndefined();
+      for (const taskId of tasks) expect(await survivor.lease(taskId, 'survivor'), `${taskId} is held by the live child`).toBeUndefined();
 
       child.kill('SIGKILL');
       await once(child, 'exit');
@@ -211,7 +289,7 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       // Polled: each lease lapses within one TTL of the kill (at most 400 × 25 ms here).
       const taken = [];
       for (const taskId of tasks) {
-        taken.push(await eventually(() => survivor.lease(taskId, 'survivor', 10_000), (lease) => lease !== undefined, 400));
+        taken.push(await eventually(() => survivor.lease(taskId, 'survivor'), (lease) => lease !== undefined, 400));
       }
       expect(taken.map((lease) => lease?.owner)).toEqual(['survivor', 'survivor', 'survivor']);
     }, 40_000);

@@ -56,8 +56,8 @@ describe.skipIf(!available)('two processes sharing Redis', () => {
     const prefix = `two-processes-${Date.now()}:`;
     try {
       // The tasks are started by a third client, which then goes away (releasing their leases).
-      const store = await createRedisTaskStore({ url: redis.url, prefix });
-      const starter = await connect(agent.origin, { store, cardCache: false, leaseOwner: 'starter', leaseMs: 3_000 });
+      const store = await createRedisTaskStore({ url: redis.url, prefix, leaseMs: 3_000 });
+      const starter = await connect(agent.origin, { store, cardCache: false, leaseOwner: 'starter' });
       const ids: string[] = [];
       for (let i = 0; i < TASKS; i++) {
         const handle = await starter.start(`slow steps=40 delayMs=100 label=r${i}`);

@@ -66,6 +66,59 @@ const CLASSIFIED: [string, AddressKind | undefined][] = [
   ['2002:a9fe:a9fe::1', 'metadata'],
   ['2002:c0a8:101::1', 'private'],
   ['2002:808:808::1', 'public'],
+  // Cloud credential and metadata endpoints (issue 16), also inside the ranges they belong to
+  ['169.254.170.2', 'metadata'], // AWS ECS task credentials
+  ['169.254.170.23', 'metadata'], // AWS EKS Pod Identity
+  ['fd00:ec2::23', 'metadata'],
+  ['fd20:ce::254', 'metadata'], // GCP, IPv6
+  ['168.63.129.16', 'metadata'], // Azure WireServer
+  ['100.100.100.200', 'metadata'], // Alibaba Cloud
+  ['192.0.0.192', 'metadata'], // Oracle Cloud (legacy)
+  ['169.254.0.23', 'metadata'], // Tencent Cloud
+  ['169.254.42.42', 'metadata'], // Scaleway
+  ['fd00:42::42', 'metadata'],
+  ['fd00:a9fe:a9fe::1', 'metadata'], // Akamai (Linode)
+  ['fe80::a9fe:a9fe', 'metadata'], // OpenStack, IPv6
+  ['fe80::a9fe:a9fe%eth0', 'metadata'],
+  ['::ffff:169.254.170.2', 'metadata'],
+  ['::ffff:0:a9fe:a9fe', 'metadata'], // IPv4-translated (SIIT)
+  ['64:ff9b::a9fe:aa02', 'metadata'],
+  ['2002:a9fe:aa02::1', 'metadata'],
+  ['169.254.170.1', 'link-local'],
+  ['100.100.100.199', 'private'],
+  ['fd00:ec2::22', 'private'],
+  // IANA special-purpose blocks that are not globally reachable (RFC 6890 registries)
+  ['192.0.0.1', 'reserved'],
+  ['192.0.0.171', 'reserved'],
+  ['192.0.2.1', 'reserved'],
+  ['192.88.99.1', 'reserved'],
+  ['198.18.0.1', 'reserved'],
+  ['198.19.255.255', 'reserved'],
+  ['198.51.100.7', 'reserved'],
+  ['203.0.113.9', 'reserved'],
+  ['240.0.0.1', 'reserved'],
+  ['100::1', 'reserved'],
+  ['100:0:0:1::1', 'reserved'],
+  ['2001::1', 'reserved'],
+  ['2001:2::1', 'reserved'],
+  ['2001:db8::1', 'reserved'],
+  ['3fff::1', 'reserved'],
+  ['5f00::1', 'reserved'],
+  ['64:ff9b:1::a00:1', 'reserved'],
+  ['::ffff:198.18.0.1', 'reserved'],
+  ['64:ff9b::c000:201', 'reserved'],
+  ['2002:cb00:7109::1', 'reserved'],
+  // … and their public neighbours
+  ['192.0.1.255', 'public'],
+  ['192.0.3.0', 'public'],
+  ['192.31.196.1', 'public'], // AS112, globally reachable
+  ['198.17.255.255', 'public'],
+  ['198.20.0.0', 'public'],
+  ['198.51.99.255', 'public'],
+  ['203.0.114.0', 'public'],
+  ['2001:200::1', 'public'],
+  ['2620:4f:8000::1', 'public'], // AS112, globally reachable
+  ['64:ff9b::808:808', 'public'],
   // Not IP addresses
   ['localhost', undefined],
   ['example.com', undefined],
@@ -101,6 +154,24 @@ describe('NetworkPolicy', () => {
     for (const address of ['169.254.169.254', 'fd00:ec2::254', '::ffff:169.254.169.254', '224.0.0.1']) {
       expect(policy.refuses(address, address), address).toMatch(/metadata|reserved/);
     }
+    // Every metadata address stays refused, those inside the private and link-local ranges too.
+    for (const [address, kind] of CLASSIFIED) {
+      if (kind === 'metadata' || kind === 'reserved') expect(policy.refuses(address, address), address).toMatch(new RegExp(`a ${kind} address`));
+    }
+  });
+
+  it('a CIDR block in allow opens the reserved addresses in it, but a metadata address only when allow names it', () => {
+    const blocks = new NetworkPolicy({ allow: ['169.254.0.0/16', 'fd00::/8', '100.64.0.0/10', '192.0.0.0/24', '198.18.0.0/15', '::/0'] });
+    for (const address of ['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', 'fd20:ce::254', '100.100.100.200', '192.0.0.192', '::ffff:169.254.169.254']) {
+      expect(blocks.refuses(address, address), address).toMatch(/a metadata address, which the SSRF guard does not reach by default; add it to network\.allow/);
+    }
+    for (const address of ['169.254.1.1', 'fd12::1', '100.64.0.1', '192.0.0.8', '198.18.0.1', '2001:db8::1']) expect(blocks.refuses(address, address), address).toBeUndefined();
+    const exact = new NetworkPolicy({ allow: ['169.254.170.2', 'fd00:ec2::254/128', 'metadata.internal'] });
+    expect(exact.refuses('x', '169.254.170.2')).toBeUndefined();
+    expect(exact.refuses('x', '::ffff:169.254.170.2')).toBeUndefined();
+    expect(exact.refuses('x', 'fd00:ec2::254')).toBeUndefined();
+    expect(exact.refuses('metadata.internal', '169.254.169.254')).toBeUndefined();
+    expect(exact.refuses('x', '169.254.169.254')).toMatch(/metadata/);
   });
 
   it('allow takes host names, addresses and CIDR blocks; IPv4-mapped addresses match IPv4 blocks', () => {
@@ -109,7 +180,7 @@ describe('NetworkPolicy', () => {
     expect(policy.refuses('x', '10.1.200.3')).toBeUndefined();
     expect(policy.refuses('x', '::ffff:10.1.0.9')).toBeUndefined();
     expect(policy.refuses('x', '169.254.169.254')).toBeUndefined();
-    expect(policy.refuses('x', 'fd00:ec2::254')).toBeUndefined();
+    expect(policy.refuses('x', 'fd00:1::1')).toBeUndefined();
     expect(policy.refuses('x', '10.2.0.1')).toMatch(/refused to connect to x \(10\.2\.0\.1\): a private address/);
     expect(policy.refuses('other.internal', '192.168.3.4')).toMatch(/private/);
   });
@@ -226,6 +297,22 @@ describe('connect() with the guard on (the default)', () => {
     const result = await client.sendMessage('echo hello');
     expect(result.kind).toBe('message');
     expect(JSON.stringify((result as Message).parts)).toContain('echo: echo hello');
+  });
+
+  it.each([
+    ['the ECS credentials endpoint', 'http://169.254.170.2/v2/credentials/role', /169\.254\.170\.2: a metadata address/],
+    ['the EKS Pod Identity agent', 'http://169.254.170.23/v1/credentials', /169\.254\.170\.23: a metadata address/],
+    ['the EKS Pod Identity agent over IPv6', 'http://[fd00:ec2::23]/v1/credentials', /fd00:ec2::23: a metadata address/],
+    ['the GCP metadata server over IPv6', 'http://[fd20:ce::254]/computeMetadata/v1/', /fd20:ce::254: a metadata address/],
+    ['the Alibaba Cloud metadata server', 'http://100.100.100.200/latest/meta-data/', /100\.100\.100\.200: a metadata address/],
+    ['the legacy Oracle Cloud metadata server', 'http://192.0.0.192/latest/', /192\.0\.0\.192: a metadata address/],
+    ['a benchmarking address (198.18.0.0/15)', 'http://198.18.0.1/a2a', /198\.18\.0\.1: a reserved address/],
+  ])('a local agent whose card points at %s is refused without any connection attempt', async (_what, target, reason) => {
+    const server = await cardServer(() => target);
+    const client = await connect(server.url, { cardCache: false, maxRetries: 0 });
+    const { settled, sockets } = await countingSockets(() => client.getTask('t-1'));
+    expect(refusedWith(settled).message).toMatch(reason);
+    expect(sockets).toBe(0);
   });
 
   it('a local agent whose card points at the metadata address is still refused', async () => {

@@ -64,6 +64,7 @@ export type {
   ContractListFilter,
   ContractTaskRecord,
   ContractTestFramework,
+  StoreCorruption,
   TaskStoreContractCase,
   TaskStoreContractOptions,
   TaskStoreLike,

@@ -38,6 +38,24 @@ export interface TaskStoreContractOptions<S extends TaskStoreLike = TaskStoreLik
   concurrentUpdates?: number | undefined;
   /** The `schemaVersion` of the records the cases write. Default 1 (`TASK_RECORD_VERSION` of @a2a-tether/core). */
   schemaVersion?: number | undefined;
+  /**
+   * Lets the contract plant values that are not task records where the store keeps a task's record
+   * (what a bug, an older or newer version, or a person with a Redis shell may leave), to check that one
+   * bad record never hides the others. Every store that persists records should give it; a store that
+   * cannot hold a bad value (memory) leaves it out, and these cases are not run.
+   */
+  corruption?: StoreCorruption<S> | undefined;
+}
+
+/** How the contract plants bad records in a store (see {@link TaskStoreContractOptions.corruption}). */
+export interface StoreCorruption<S> {
+  /**
+   * Stores `raw` where the store keeps task `taskId`'s record, bypassing the store: JSON text as a text
+   * store keeps it (a structured store stores what `JSON.parse(raw)` gives, or `raw` itself when it is not JSON).
+   */
+  plant(store: S, taskId: string, raw: string): Promise<void>;
+  /** The errors the store reported for records `list()` skipped (its `onCorrupt`), oldest first, since it was made. */
+  reported(store: S): readonly unknown[];
 }
 
 /** One case of the contract: `run` resolves when the store behaves, and rejects with an Error saying how it did not. */
@@ -69,7 +87,9 @@ const OTHER_AGENT = 'http://127.0.0.1:4001/.well-known/agent-card.json';
  * (`concurrentUpdates` concurrent increments all land), without mixing tasks, and changes nothing
  * when its function throws; `list` with `active` and `agentUrl`; an idempotent `delete`; unknown
  * and nested fields round-trip unchanged; odd ids (`a/b`, dots, unicode, 200 characters, ids that
- * differ only in case) work and do not collide.
+ * differ only in case) work and do not collide; and, with `options.corruption`, that a value that is not
+ * a task record is `STORE_CORRUPT` from `get` and `update`, skipped and reported by `list` (hiding no
+ * other record), and replaced by `put` or removed by `delete`.
  */
 export function taskStoreContract<S extends TaskStoreLike>(
   makeStore: () => S | Promise<S>,
@@ -98,6 +118,7 @@ export function taskStoreContract<S extends TaskStoreLike>(
       }
     };
   const cases: Array<[string, (store: S) => Promise<void>]> = [
+    ...(options.corruption ? corruptionCases(options.corruption, record) : []),
     [
       'put then get returns an equal copy, detached from what was put and what was got',
       async (store) => {
@@ -340,6 +361,77 @@ export function taskStoreContract<S extends TaskStoreLike>(
     ],
   ];
   return cases.map(([name, body]) => ({ name, run: withStore(body) }));
+}
+
+/** Bad values a store may find where a task's record should be, each with a why for messages. */
+function badValues(version: number): Array<[string, string]> {
+  return [
+    ['not JSON', '{"schemaVersion":1,"taskId":"t-bad-0","state":"work'],
+    ['JSON null', 'null'],
+    ['a number', '42'],
+    ['an array', '[]'],
+    ['an object without taskId', `{"schemaVersion":${version},"state":"working"}`],
+    ["another task's record", `{"schemaVersion":${version},"taskId":"t-good","contextId":"c","agentUrl":"${AGENT}","state":"working","createdAt":1,"updatedAt":1}`],
+    ['no schemaVersion', '{"taskId":"t-bad-6","state":"working"}'],
+    ['a newer schemaVersion', `{"schemaVersion":${version + 1000},"taskId":"t-bad-7","state":"working"}`],
+  ];
+}
+
+function corruptionCases<S extends TaskStoreLike>(corruption: StoreCorruption<S>, record: (taskId: string, fields?: Record<string, Json>) => Rec): Array<[string, (store: S) => Promise<void>]> {
+  const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+  return [
+    [
+      'a record that is not a task record is STORE_CORRUPT from get, skipped and reported by list, and hides no other record',
+      async (store) => {
+        const good = record('t-good');
+        await store.put(good);
+        const bad = badValues(good.schemaVersion);
+        for (const [index, [, raw]] of bad.entries()) await corruption.plant(store, `t-bad-${index}`, raw);
+        for (const [index, [why]] of bad.entries()) {
+          const got = await store.get(`t-bad-${index}`).then(
+            (value) => ({ value }),
+            (error: unknown) => ({ error }),
+          );
+          if (!('error' in got)) throw new Error(`get('t-bad-${index}') of ${why}: expected STORE_CORRUPT, got ${describeValue(got.value)}`);
+          if (codeOf(got.error) !== 'STORE_CORRUPT') throw new Error(`get('t-bad-${index}') of ${why}: expected STORE_CORRUPT, got ${describeValue(got.error)}`);
+        }
+        const before = corruption.reported(store).length;
+        expectEqual(await store.list(), [good], 'list() with bad records beside a good one');
+        const reported = corruption.reported(store).slice(before);
+        if (reported.length !== bad.length) throw new Error(`list() reported ${reported.length} skipped records, expected ${bad.length} (one per bad record)`);
+        const codes = [...new Set(reported.map(codeOf))];
+        expectEqual(codes, ['STORE_CORRUPT'], 'the codes of the reported errors');
+        expectEqual(await store.list({ active: true }), [good], 'list({ active: true }) with bad records beside a good one');
+        expectEqual(await store.list({ agentUrl: OTHER_AGENT }), [], 'list({ agentUrl }) of another agent with bad records');
+      },
+    ],
+    [
+      'update of a bad record is STORE_CORRUPT and writes nothing; put replaces it and delete removes it',
+      async (store) => {
+        await corruption.plant(store, 't-bad', 'not json');
+        let called = false;
+        const updated = await store
+          .update('t-bad', (current) => {
+            called = true;
+            return current;
+          })
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+        if (codeOf(updated) !== 'STORE_CORRUPT') throw new Error(`update('t-bad') of a bad record: expected STORE_CORRUPT, got ${describeValue(updated)}`);
+        if (called) throw new Error("update('t-bad') handed a bad record to the change function");
+        await store.put(record('t-bad'));
+        expectEqual(await store.get('t-bad'), record('t-bad'), "get('t-bad') after put() replaced the bad record");
+        await corruption.plant(store, 't-bad', '[]');
+        await store.delete('t-bad');
+        expectEqual(await store.get('t-bad'), undefined, "get('t-bad') after delete() of a bad record");
+        const before = corruption.reported(store).length;
+        expectEqual(await store.list(), [], 'list() after the bad record was deleted');
+        if (corruption.reported(store).length !== before) throw new Error('list() still reported a bad record after it was deleted');
+      },
+    ],
+  ];
 }
 
 /**

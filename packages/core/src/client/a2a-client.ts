@@ -54,7 +54,6 @@ export interface A2AClientInit {
   retentionMs: number;
   push: PushDelivery | undefined;
   leaseOwner: string;
-  leaseMs: number;
   maxStreams: number;
   coordinator?: TaskCoordinator | undefined;
   network?: NetworkSignals | undefined;
@@ -279,7 +278,6 @@ export class A2AClient {
       retentionMs: this.init.retentionMs,
       push: this.init.push,
       owner: this.init.leaseOwner,
-      leaseMs: this.init.leaseMs,
       following: new Map(),
       streamSlots: new StreamSlots(this.init.maxStreams),
       coordinator: this.init.coordinator,

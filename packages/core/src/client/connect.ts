@@ -85,10 +85,10 @@ export interface ConnectOptions extends NegotiationPreferences {
   retentionMs?: number | undefined;
   /**
    * With a store that leases tasks (several processes sharing one store): this client's owner name
-   * (default: random, unique per client) and the lease's time to live (default {@link DEFAULTS}.leaseMs).
+   * (default: random, unique per client). The lease's time to live is the store's own option (e.g.
+   * `createRedisTaskStore({ leaseMs })`): one knob, read by the engine from each lease.
    */
   leaseOwner?: string | undefined;
-  leaseMs?: number | undefined;
   /**
    * Task streams this client holds open at once (default: no limit in core; `@a2a-tether/node` sets
    * 1,000 for its pool of 1,024 sockets per origin). Past it, tasks are followed by polling (or push)
@@ -165,6 +165,11 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
   checkMaxRetries(maxRetries, 'connect');
   checkStore(options.store);
+  if ((options as { leaseMs?: unknown }).leaseMs !== undefined) {
+    throw new TetherError('INVALID_ARGUMENT', 'connect: leaseMs is an option of the store now (e.g. createRedisTaskStore({ leaseMs })), not of connect()', {
+      maybeDelivered: false,
+    });
+  }
 
   let card: AgentCard;
   let cardUrl: string;
@@ -229,7 +234,6 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     retentionMs: options.retentionMs ?? DEFAULTS.retentionMs,
     push: options.push,
     leaseOwner: options.leaseOwner ?? `tether-${randomId()}`,
-    leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
     maxStreams: options.maxStreams ?? Number.POSITIVE_INFINITY,
     coordinator: options.coordinator,
     network: options.networkSignals,

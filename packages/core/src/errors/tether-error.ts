@@ -69,10 +69,21 @@ export type TetherErrorCode =
    * intact. From the engine: `taskId` names the task, `cause` is the store's error.
    */
   | 'STORE_WRITE_FAILED'
+  /**
+   * A shared task store (Redis) could not be reached within its command timeout: nothing is known to
+   * have been written. Retryable; the engine keeps following a task only while its lease is provably valid.
+   */
+  | 'STORE_UNAVAILABLE'
   /** The task's record belongs to another principal than this client's (`connect(url, { principal })`). */
   | 'PRINCIPAL_MISMATCH'
   /** Another process holds the task's lease (a store shared by several processes): it drives the task. */
   | 'LEASE_HELD'
+  /**
+   * This process stopped driving a task because its lease lapsed: a renewal was refused, none was
+   * confirmed in time (cut off from the store), or a newer holder fenced this process's write out.
+   * Another process drives the task now; nothing was written.
+   */
+  | 'LEASE_LOST'
   /**
    * A workflow's admission gate refused an action decided under an instruction revision that a later
    * update superseded (`@a2a-tether/core/orchestrate`). Nothing was done.
@@ -135,6 +146,7 @@ function defaultRetryable(code: TetherErrorCode, status: number | undefined): bo
     case 'NETWORK':
     case 'TIMEOUT':
     case 'STREAM_INTERRUPTED':
+    case 'STORE_UNAVAILABLE':
       return true;
     case 'HTTP_STATUS':
       return status !== undefined && RETRYABLE_STATUS.has(status);

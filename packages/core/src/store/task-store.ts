@@ -67,21 +67,55 @@ export interface TaskListFilter {
 }
 
 /**
+ * Options of a store write (`put`, `update`, `delete`).
+ */
+export interface StoreWriteOptions {
+  /**
+   * The writer's fencing token: {@link StoreLease.fence} of the lease it drives the task under. A store
+   * that leases tasks refuses (`LEASE_LOST`, nothing written) a write whose token is older than the
+   * task's current lease, so a former holder — paused, or cut off from the store while its lease
+   * lapsed — never overwrites the record its successor writes. Stores without leases ignore it.
+   */
+  fence?: number | undefined;
+}
+
+/**
  * The durable record of every live task. Implementations: memory (core), file (node),
- * IndexedDB (browser). `update` is an atomic read-modify-write; returning `undefined` deletes.
+ * IndexedDB (browser), Redis (node). `update` is an atomic read-modify-write; returning `undefined` deletes.
+ *
+ * A stored value that is not a task record (see {@link checkTaskRecord}) is `STORE_CORRUPT` from `get`
+ * and `update`, skipped by `list` (and reported to the store's `onCorrupt` option where it has one),
+ * and replaced by `put` or removed by `delete`: one bad record never hides the others.
  */
 export interface TaskStore {
   get(taskId: string): Promise<TaskRecord | undefined>;
-  put(record: TaskRecord): Promise<void>;
-  update(taskId: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined): Promise<TaskRecord | undefined>;
+  put(record: TaskRecord, options?: StoreWriteOptions): Promise<void>;
+  update(
+    taskId: string,
+    change: (current: TaskRecord | undefined) => TaskRecord | undefined,
+    options?: StoreWriteOptions,
+  ): Promise<TaskRecord | undefined>;
   list(filter?: TaskListFilter): Promise<TaskRecord[]>;
-  delete(taskId: string): Promise<void>;
+  delete(taskId: string, options?: StoreWriteOptions): Promise<void>;
 }
 
 /** A lease on one task (see {@link LeasingTaskStore}): while held, no other owner can acquire it. */
 export interface StoreLease {
-  /** Extends the lease; `false` when it had expired or passed to another owner (stop driving the task). */
-  renew(ttlMs?: number): Promise<boolean>;
+  /**
+   * The fencing token: a number that grows each time the task's lease is acquired. The engine passes
+   * it with every write ({@link StoreWriteOptions.fence}) so the store can refuse a former holder's.
+   * Optional for stores of your own; without it writes are not fenced.
+   */
+  readonly fence?: number | undefined;
+  /**
+   * The lease's time to live (ms), counted from when the acquire or renewal was sent. The engine
+   * renews every quarter of it and stops driving the task when no renewal was confirmed within two
+   * thirds of it (a process cut off from the store stops before its lease can pass to another).
+   * Default {@link DEFAULTS}.leaseMs when a store does not say.
+   */
+  readonly ttlMs?: number | undefined;
+  /** Extends the lease by its TTL from now; `false` when it had expired or passed to another owner (stop driving the task). */
+  renew(): Promise<boolean>;
   /** Ends the lease if this owner still holds it. */
   release(): Promise<unknown>;
 }
@@ -89,11 +123,12 @@ export interface StoreLease {
 /**
  * A store shared by several processes that can also lease tasks, so that one process at a time drives
  * each task (the Redis store of `@a2a-tether/node/redis` is one). When the client's store has `lease`,
- * the engine takes a task's lease before following it, renews it every third of `leaseMs`, stops
- * following when it is lost, and releases it at the end.
+ * the engine takes a task's lease before it writes or follows the task, renews it, stops following
+ * (`LEASE_LOST`) when a renewal fails or none is confirmed in time, fences its writes with the lease's
+ * token, and releases the lease at the end. The store decides the TTL (one knob: the store's option).
  */
 export interface LeasingTaskStore extends TaskStore {
-  lease(taskId: string, owner: string, ttlMs?: number): Promise<StoreLease | undefined>;
+  lease(taskId: string, owner: string): Promise<StoreLease | undefined>;
 }
 
 /** Whether a store can lease tasks. */

@@ -72,8 +72,6 @@ export interface FollowContext {
   push: PushDelivery | undefined;
   /** This client's name as a lease owner (unique per client; see `ConnectOptions.leaseOwner`). */
   owner: string;
-  /** Lease time to live when the store leases tasks (ms). */
-  leaseMs: number;
   /** The tasks this client follows right now (`resumeAll()` skips them). */
   following: Map<string, object>;
   /** The streams this client may hold open at once (see `ConnectOptions.maxStreams`). */

@@ -2,7 +2,8 @@ import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a
 import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
-import { isActiveRecord, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
+import { DEFAULTS } from '../defaults.js';
+import { canLease, isActiveRecord, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
 import type { CallOptions, SendOptions } from '../transport/transport.js';
 import { sleep, type TimerHandle } from '../util/scheduler.js';
@@ -221,6 +222,10 @@ export class TaskFollower {
   /** The task's lease, when the store leases tasks (several processes share it). */
   private lease: StoreLease | undefined;
   private leaseTimer: TimerHandle | undefined;
+  /** When no renewal was confirmed in time: the follow stops (LEASE_LOST). */
+  private leaseDeadline: TimerHandle | undefined;
+  /** The fencing token of the lease taken for this task: every write carries it, also after the lease was lost. */
+  private fence: number | undefined;
   /** Tabs (a coordinator): this follower's claim on the task, and whether it mirrors another driver. */
   private claim: TaskClaim | undefined;
   private mirroring = false;
@@ -249,7 +254,7 @@ export class TaskFollower {
     if (resume) {
       this.mode = resume.mode;
       this.reconciler = new Reconciler(resume.taskId, resume.contextId);
-      this.writer = new StoreWriter(context.store, resume.taskId, () => scheduler.now(), (error) => this.storeFailed(error));
+      this.writer = new StoreWriter(context.store, resume.taskId, () => scheduler.now(), (error) => this.storeFailed(error), () => this.fence);
       this.lastEventId = resume.lastEventId;
       this.oldPushConfigId = resume.pushConfigId;
       this.gap = true;
@@ -334,34 +339,72 @@ export class TaskFollower {
   }
 
   /**
-   * Drives the task only while holding its lease: renewed every third of `leaseMs`; when a renewal
-   * fails (it expired, or another process took it) the follow stops; released at the end.
+   * A new task on a store that leases tasks: its lease, taken before its record is first written.
+   * `undefined` when the store does not lease.
    */
-  holdLease(lease: StoreLease): void {
+  private leaseFirst(taskId: string): Promise<void> | undefined {
+    const store = this.context.store;
+    if (!canLease(store)) return undefined;
+    const asked = this.context.scheduler.now();
+    return store.lease(taskId, this.context.owner).then((lease) => {
+      if (!lease) {
+        throw new TetherError('LEASE_HELD', `task ${taskId} is driven by another process (it holds the task's lease)`, { taskId, maybeDelivered: false });
+      }
+      this.holdLease(lease, asked);
+    });
+  }
+
+  /**
+   * Drives the task only while holding its lease (asked for at `askedAt`, on this process's clock):
+   * renewed every quarter of its TTL. The follow stops (`LEASE_LOST`) when a renewal is refused, or
+   * when none was confirmed within two thirds of the TTL — a process cut off from the store (its
+   * renewals hang or fail) stops before the store can let the lease pass to another process, which
+   * can happen only a whole TTL after the last renewal this process sent. Released at the end.
+   */
+  holdLease(lease: StoreLease, askedAt: number): void {
     const taskId = this.taskId;
     if (this.finished || taskId === undefined) {
       void lease.release().catch(() => undefined);
       return;
     }
     this.lease = lease;
+    this.fence = lease.fence;
     this.context.following.set(taskId, this);
-    const { scheduler, leaseMs } = this.context;
-    const every = Math.max(1, Math.floor(leaseMs / 3));
+    const { scheduler } = this.context;
+    const ttl = lease.ttlMs ?? DEFAULTS.leaseMs;
+    const every = Math.max(1, Math.floor(ttl / 4));
+    const grace = Math.max(1, Math.floor((ttl * 2) / 3));
+    let confirmed = askedAt;
+    const armDeadline = (): void => {
+      if (this.leaseDeadline !== undefined) scheduler.clearTimeout(this.leaseDeadline);
+      this.leaseDeadline = scheduler.setTimeout(() => {
+        this.leaseDeadline = undefined;
+        if (this.lease !== lease || this.finished) return;
+        if (scheduler.now() - confirmed >= grace) this.leaseLost(`no renewal of its lease was confirmed within ${grace} ms (the store is unreachable?)`);
+        else armDeadline();
+      }, Math.max(1, confirmed + grace - scheduler.now()));
+    };
     const renew = (): void => {
       this.leaseTimer = undefined;
-      void lease.renew(leaseMs).then(
+      const asked = scheduler.now();
+      void lease.renew().then(
         (held) => {
-          if (this.finished) return;
-          if (held) this.leaseTimer = scheduler.setTimeout(renew, every);
-          else this.leaseLost();
+          if (this.finished || this.lease !== lease) return;
+          if (!held) {
+            this.leaseLost('its lease expired or passed to another process');
+            return;
+          }
+          confirmed = Math.max(confirmed, asked);
+          this.leaseTimer = scheduler.setTimeout(renew, every);
         },
         () => {
-          // The store could not be asked: try again soon; the lease outlives one missed renewal.
-          if (!this.finished) this.leaseTimer = scheduler.setTimeout(renew, every);
+          // The store could not be asked: try again; the deadline stops the follow if none succeeds in time.
+          if (!this.finished && this.lease === lease) this.leaseTimer = scheduler.setTimeout(renew, every);
         },
       );
     };
     this.leaseTimer = scheduler.setTimeout(renew, every);
+    armDeadline();
   }
 
   /**
@@ -606,15 +649,27 @@ export class TaskFollower {
     void this.flush().then(forget, forget);
   }
 
-  private leaseLost(): void {
-    this.lease = undefined;
+  private leaseLost(why: string): void {
+    this.stopLease();
     this.interrupt({
       type: 'fatal',
-      error: new TetherError('LEASE_HELD', `task ${this.taskId ?? ''}: its lease expired or passed to another process, which drives the task now`, {
+      error: new TetherError('LEASE_LOST', `task ${this.taskId ?? ''}: stopped driving it: ${why}; another process may drive it now`, {
         taskId: this.taskId,
         maybeDelivered: false,
       }),
     });
+  }
+
+  /** Stops renewing and watching the lease; returns it (to release), if there was one. */
+  private stopLease(): StoreLease | undefined {
+    const { scheduler } = this.context;
+    if (this.leaseTimer !== undefined) scheduler.clearTimeout(this.leaseTimer);
+    if (this.leaseDeadline !== undefined) scheduler.clearTimeout(this.leaseDeadline);
+    this.leaseTimer = undefined;
+    this.leaseDeadline = undefined;
+    const lease = this.lease;
+    this.lease = undefined;
+    return lease;
   }
 
   /**
@@ -924,11 +979,8 @@ export class TaskFollower {
 
   private finish(): void {
     this.inputWait.stop();
-    if (this.leaseTimer !== undefined) this.context.scheduler.clearTimeout(this.leaseTimer);
-    this.leaseTimer = undefined;
     this.forgetWhenWritten();
-    const lease = this.lease;
-    this.lease = undefined;
+    const lease = this.stopLease();
     // After the last record write: the next owner reads a record that is whole.
     if (lease) void this.flush().catch(() => undefined).then(() => lease.release()).catch(() => undefined);
     this.pushUnsubscribe?.();
@@ -947,8 +999,9 @@ export class TaskFollower {
       if (this.claim && !this.mirroring) this.claim.send({ type: 'finished', task });
     } else if (phase.name === 'failed') {
       const lastError = { code: phase.error.code, message: phase.error.message, at: now };
-      // The agent no longer knows the task: lost, not left `working`.
-      this.persist(phase.error instanceof TaskNotFoundError ? { outcome: { kind: 'lost', at: now }, lastError } : { lastError });
+      // The agent no longer knows the task: lost, not left `working`. A lost lease writes nothing: the
+      // record is the new holder's now.
+      if (phase.error.code !== 'LEASE_LOST') this.persist(phase.error instanceof TaskNotFoundError ? { outcome: { kind: 'lost', at: now }, lastError } : { lastError });
       this.sink.failed(phase.error);
       if (this.claim && !this.mirroring) this.claim.send({ type: 'failed', error: carried(phase.error) });
     }
@@ -1059,7 +1112,9 @@ export class TaskFollower {
   private identify(taskId: string, contextId: string, mode: DeliveryMode): void {
     const now = this.context.scheduler.now();
     this.reconciler = new Reconciler(taskId, contextId);
-    this.writer = new StoreWriter(this.context.store, taskId, () => this.context.scheduler.now(), (error) => this.storeFailed(error));
+    // Several processes share the store: the lease comes before the first write, so no other process can
+    // find the task's record (and take the task) before this one holds it.
+    this.writer = new StoreWriter(this.context.store, taskId, () => this.context.scheduler.now(), (error) => this.storeFailed(error), () => this.fence, this.leaseFirst(taskId));
     this.persisted = { state: 'submitted', contextId, delivery: mode };
     const principal = this.context.principal;
     this.stored = this.writer.put({

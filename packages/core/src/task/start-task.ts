@@ -3,7 +3,7 @@ import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { SendOptions } from '../transport/transport.js';
 import type { FollowContext } from './follow-context.js';
 import { TaskFollower, type DeliveryMode, type FollowOptions } from './follower.js';
-import { canLease, TASK_RECORD_VERSION } from '../store/task-store.js';
+import { canLease, isActiveRecord, TASK_RECORD_VERSION, type TaskRecord } from '../store/task-store.js';
 import { TaskHandle } from './task-handle.js';
 import { storeWriteFailed } from './store-writer.js';
 
@@ -53,11 +53,6 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
     follower.detach();
     throw storeWriteFailed(follower.taskId ?? '', error);
   }
-  // Several processes share the store: this one drives the task it started (others' resumeAll() skip it).
-  if (canLease(context.store) && follower.taskId !== undefined) {
-    const lease = await context.store.lease(follower.taskId, context.owner, context.leaseMs);
-    if (lease) follower.holdLease(lease);
-  }
   // Tabs: the task is new, so its claim leads (its stream is this tab's); the others can mirror it.
   if (context.coordinator && follower.taskId !== undefined) follower.lead(await context.coordinator.claim(follower.taskId));
   return handle;
@@ -78,8 +73,24 @@ export async function resumeTask(
 ): Promise<TaskHandle | undefined> {
   const { client, store, scheduler } = context;
   if (taskId === '') throw new TetherError('INVALID_ARGUMENT', 'a task id is needed', { maybeDelivered: false });
-  const record = await store.get(taskId);
+  // Several processes share the store: the lease first, then the record, read as its holder (a former
+  // holder's later writes are fenced out, so what is read here is not overwritten by one).
+  const asked = scheduler.now();
+  const lease = canLease(store) ? await store.lease(taskId, context.owner) : undefined;
+  if (canLease(store) && !lease) {
+    if (how.skipLeased) return undefined;
+    throw new TetherError('LEASE_HELD', `task ${taskId} is driven by another process (it holds the task's lease)`, { taskId, maybeDelivered: false });
+  }
+  const release = (): void => void lease?.release().catch(() => undefined);
+  let record: TaskRecord | undefined;
+  try {
+    record = await store.get(taskId);
+  } catch (error) {
+    release();
+    throw error;
+  }
   if (record && record.principal !== context.principal) {
+    release();
     throw new TetherError(
       'PRINCIPAL_MISMATCH',
       `task ${taskId} was started by another principal than this client's (${context.principal === undefined ? 'none' : JSON.stringify(context.principal)})`,
@@ -87,31 +98,41 @@ export async function resumeTask(
     );
   }
   if (record && record.agentUrl !== client.agent.url) {
+    release();
     throw new TetherError('INVALID_ARGUMENT', `task ${taskId} belongs to the agent at ${record.agentUrl}, not ${client.agent.url}`, {
       taskId,
       maybeDelivered: false,
     });
   }
-  const recorded = record?.delivery === 'push' && !(context.push && client.agent.push) ? undefined : record?.delivery;
-  const mode = chooseMode(context, options.delivery ?? recorded ?? 'auto');
-  const lease = canLease(store) ? await store.lease(taskId, context.owner, context.leaseMs) : undefined;
-  if (canLease(store) && !lease) {
-    if (how.skipLeased) return undefined;
-    throw new TetherError('LEASE_HELD', `task ${taskId} is driven by another process (it holds the task's lease)`, { taskId, maybeDelivered: false });
+  // resumeAll() listed it as active, but another process finished it meanwhile: nothing to do.
+  if (how.skipLeased && record && !isActiveRecord(record)) {
+    release();
+    return undefined;
   }
-  if (!record) {
-    const now = scheduler.now();
-    await store.put({
-      schemaVersion: TASK_RECORD_VERSION,
-      taskId,
-      contextId: '',
-      agentUrl: client.agent.url,
-      state: 'submitted',
-      createdAt: now,
-      updatedAt: now,
-      delivery: mode,
-      ...(context.principal === undefined ? {} : { principal: context.principal }),
-    });
+  const recorded = record?.delivery === 'push' && !(context.push && client.agent.push) ? undefined : record?.delivery;
+  let mode: DeliveryMode;
+  try {
+    mode = chooseMode(context, options.delivery ?? recorded ?? 'auto');
+    if (!record) {
+      const now = scheduler.now();
+      await store.put(
+        {
+          schemaVersion: TASK_RECORD_VERSION,
+          taskId,
+          contextId: '',
+          agentUrl: client.agent.url,
+          state: 'submitted',
+          createdAt: now,
+          updatedAt: now,
+          delivery: mode,
+          ...(context.principal === undefined ? {} : { principal: context.principal }),
+        },
+        lease?.fence === undefined ? undefined : { fence: lease.fence },
+      );
+    }
+  } catch (error) {
+    release();
+    throw error;
   }
   const holder: { handle?: TaskHandle } = {};
   const follower = new TaskFollower(context, TaskHandle.sink(() => holder.handle), options, {
@@ -122,7 +143,7 @@ export async function resumeTask(
     pushConfigId: record?.pushConfigId,
   });
   const handle = (holder.handle = new TaskHandle(context, follower));
-  if (lease) follower.holdLease(lease);
+  if (lease) follower.holdLease(lease, asked);
   if (context.coordinator) {
     // Tabs: drive the task if no other tab does; else mirror the one that does, and take over when it goes.
     const claim = await context.coordinator.claim(taskId);
