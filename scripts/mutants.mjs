@@ -147,6 +147,14 @@ const MUTANTS = [
     project: 'node',
     tests: ['packages/node/test/record-durability.test.ts'],
   },
+  {
+    name: 'browser: one tab lock per agent instead of per task',
+    file: `${root}packages/browser/src/tabs.ts`,
+    from: '      const name = `tether:${scope}:${taskId}`;',
+    to: '      const name = `tether:${scope}`;',
+    project: 'browser',
+    tests: ['packages/browser/test/tab-locks.test.ts'],
+  },
 ];
 
 /** Planted files: their text before and after the mutant, and the mutant. */
