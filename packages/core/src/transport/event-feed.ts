@@ -32,7 +32,11 @@ export interface FeedIdentity {
 export class EventFeed {
   /** Events delivered so far. */
   count = 0;
-  /** The last event lets the stream end here (a message reply, a terminal or interrupted state, v0.3 `final`). */
+  /**
+   * An event so far lets the stream end (a message reply, a terminal or interrupted state, v0.3
+   * `final`). It stays set: events an agent sends after it (an artifact after the final status) are
+   * delivered, and do not make the end of the body premature.
+   */
   complete = false;
   /** The task the events belong to (known up front, or learned from the first event). */
   taskId: string | undefined;
@@ -102,7 +106,7 @@ export class EventFeed {
         const event = this.decode(frame, this.count + 1, this.context);
         this.checkIdentity(event);
         this.count++;
-        this.complete = endsStream(event);
+        if (endsStream(event)) this.complete = true;
         items.push({ event, id: frame.id });
       } catch (error) {
         this.pending = error;

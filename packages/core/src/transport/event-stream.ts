@@ -11,8 +11,9 @@ export type FeedOpener = (signal: AbortSignal) => Promise<EventFeed>;
  * It is an `AsyncIterable` that owns its request: `break` (or `abort()`) closes the connection.
  * It can be iterated once. If the connection ends before a message reply, a terminal or an
  * interrupted state, iteration throws a `TetherError` with code `STREAM_INTERRUPTED` (it never
- * ends silently: a clean early close is not success). `items()` iterates the same events with
- * the SSE id each one came with.
+ * ends silently: a clean early close is not success). Events an agent sends after such an event
+ * (an artifact after the final status) are delivered, and the end after them is a normal end.
+ * `items()` iterates the same events with the SSE id each one came with.
  */
 export class EventStream implements AsyncIterable<StreamEvent> {
   private consumed = false;
