@@ -155,6 +155,13 @@ const MUTANTS = [
     project: 'browser',
     tests: ['packages/browser/test/tab-locks.test.ts'],
   },
+  {
+    name: 'SSE reader: reads on after its size failure',
+    file: `${root}packages/core/src/sse/sse-reader.ts`,
+    from: '    if (this.failure) return this.take();\n',
+    to: '',
+    tests: ['packages/core/test/fuzz/sse-reader.test.ts'],
+  },
 ];
 
 /** Planted files: their text before and after the mutant, and the mutant. */

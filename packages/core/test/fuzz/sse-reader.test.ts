@@ -50,8 +50,8 @@ function reference(bytes: Uint8Array, max: number): Outcome {
 function readChunks(bytes: Uint8Array, cuts: readonly number[], max: number): Outcome & { thrown: unknown } {
   const reader = new SseReader(max, { operation: 'Fuzz' });
   const events: SseEvent[] = [];
+  let from = 0;
   try {
-    let from = 0;
     for (const cut of [...cuts, bytes.length]) {
       events.push(...reader.push(bytes.subarray(from, cut)));
       from = cut;
@@ -61,8 +61,18 @@ function readChunks(bytes: Uint8Array, cuts: readonly number[], max: number): Ou
   } catch (thrown) {
     return { events, failure: undefined, thrown };
   }
-  if (reader.failure !== undefined) expect(reader.failure).toBeInstanceOf(TetherError);
-  return { events, failure: reader.failure?.code, thrown: undefined };
+  const failure = reader.failure;
+  if (failure !== undefined) {
+    // The only failure is the size rule's, it names the cap and the operation, and it is final: the rest
+    // of the body, a whole event after it and the end deliver nothing, and the failure stays the same.
+    expect(failure).toBeInstanceOf(TetherError);
+    expect(failure).toMatchObject({ code: 'EVENT_TOO_LARGE', isRetryable: false, operation: 'Fuzz', message: `Fuzz: an SSE event exceeds ${max} characters` });
+    expect(reader.push(bytes.subarray(from))).toEqual([]);
+    expect(reader.push(new TextEncoder().encode('\n\ndata: after\n\n'))).toEqual([]);
+    expect(reader.end()).toEqual([]);
+    expect(reader.failure).toBe(failure);
+  }
+  return { events, failure: failure?.code, thrown: undefined };
 }
 
 // ---- generators ----
