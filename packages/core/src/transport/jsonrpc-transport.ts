@@ -13,6 +13,7 @@ import {
 import type { Dialect } from '../protocol/dialect.js';
 import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
 import { checkId } from './check-id.js';
+import { quote } from '../protocol/decode-error.js';
 import { decodeOrThrow } from './decode-or-throw.js';
 import { EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
@@ -64,6 +65,17 @@ const METHODS: Record<ProtocolVersion, Partial<Record<Operation, string>>> = {
     extendedCard: 'agent/getAuthenticatedExtendedCard',
   },
 };
+
+/**
+ * Why `envelope` is not a JSON-RPC 2.0 response, if it is not: it must say `"jsonrpc": "2.0"` (the
+ * official SDK servers, v1.0 and v0.3, and VoltAgent's always do).
+ */
+function versionProblem(envelope: Record<string, unknown>): string | undefined {
+  const version = envelope['jsonrpc'];
+  if (version === '2.0') return undefined;
+  const found = version === undefined ? 'missing' : typeof version === 'string' || typeof version === 'number' ? quote(version) : `a ${typeof version}`;
+  return `not a JSON-RPC 2.0 response: "jsonrpc" is ${found}, not "2.0"`;
+}
 
 /** A JSON-RPC response must answer the request it came for: same id (`null` only on an error). */
 function checkResponseId(envelope: Record<string, unknown>, id: number, isError: boolean, context: () => ErrorContext, code: 'INVALID_RESPONSE' | 'PROTOCOL_VIOLATION'): void {
@@ -130,6 +142,8 @@ export class JsonRpcTransport implements Transport {
     if (!isObject(body)) {
       throw new TetherError('INVALID_RESPONSE', 'the answer is not a JSON-RPC response object', context);
     }
+    const notJsonRpc = versionProblem(body);
+    if (notJsonRpc !== undefined) throw new TetherError('INVALID_RESPONSE', `the answer is ${notJsonRpc}`, context);
     const isError = body['error'] !== undefined && body['error'] !== null;
     checkResponseId(body, id, isError, () => context, 'INVALID_RESPONSE');
     if (isError) {
@@ -169,6 +183,8 @@ export class JsonRpcTransport implements Transport {
     const decode: FrameDecoder = (frame, index, context) => {
       const json = parseFrame(frame, index, context);
       if (!isObject(json)) throw new TetherError('MALFORMED_EVENT', `event ${index} is not a JSON-RPC response object`, context());
+      const notJsonRpc = versionProblem(json);
+      if (notJsonRpc !== undefined) throw new TetherError('MALFORMED_EVENT', `event ${index} is ${notJsonRpc}`, context());
       const isError = frame.event === 'error' || (json['error'] !== undefined && json['error'] !== null);
       checkResponseId(json, id, isError, context, 'PROTOCOL_VIOLATION');
       if (isError) throw streamError(json, frame, context);
