@@ -37,6 +37,8 @@ export type { ActionService, ActionServiceOptions, PerformedAction } from './act
 export { IDEMPOTENCY_KEY_METADATA, REVISION_METADATA, actionScenario, lateScenario } from './action/action-scenarios.js';
 export type { ActionScenarioOptions, LateScenarioOptions, ScenarioCost } from './action/action-scenarios.js';
 export { startFaultProxy } from './proxy/fault-proxy.js';
+export { startTcpProxy } from './proxy/tcp-proxy.js';
+export type { TcpCut, TcpProxy, TcpProxyOptions, TcpProxyStats } from './proxy/tcp-proxy.js';
 export { SeededRandom } from './proxy/seeded-random.js';
 export type { FaultProxy, FaultProxyOptions } from './proxy/fault-proxy.js';
 export type {

@@ -30,9 +30,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts redis-server without persistence; resolves once it accepts connections (at most 10 s). */
-export async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
+/**
+ * Starts redis-server without persistence, on `port` (default: a free one, e.g. the port of one that was
+ * killed, to start it again); resolves once it accepts connections (at most 10 s).
+ */
+export async function startRedis(port?: number): Promise<{ url: string; process: ChildProcess }> {
+  port ??= await freePort();
   const child = spawn(REDIS_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
