@@ -531,7 +531,7 @@ describe('cancel propagation', () => {
       agents: { hung: hung.client },
       escalate: async () => {
         await allNamed;
-        return 'cancel';
+        return 'cancel' as const;
       },
       hops: [
         { id: 'top', agent: 'hung', timeoutMs: 300, input: () => 'go' },

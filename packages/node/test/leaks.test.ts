@@ -93,15 +93,18 @@ function slope(samples: [tasks: number, heap: number][]): number {
   return sxy / sxx;
 }
 
-/** Polls `check` until it holds or `ms` passed; returns how long it took (or -1). */
-async function within(ms: number, check: () => boolean): Promise<number> {
+/**
+ * Polls `check` until it holds and returns how long that took; throws when `ms` pass first, with
+ * `missing()` saying what was not seen (read at that moment).
+ */
+async function within(ms: number, check: () => boolean, missing: () => string): Promise<number> {
   const started = Date.now();
   for (let i = 0; i < 10_000; i++) {
     if (check()) return Date.now() - started;
-    if (Date.now() - started > ms) return -1;
+    if (Date.now() - started > ms) break;
     await delay(i < 5 ? 0 : 10);
   }
-  return -1;
+  throw new Error(`not within ${ms} ms: ${missing()}`);
 }
 
 const text = (parts: Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
@@ -144,7 +147,11 @@ describe('G8: bounded memory, no leaked resources', () => {
       cleanups.push(() => proxy.close());
 
       // Nothing but the two listening servers is open yet: the baseline every count returns to.
-      await within(2_000, () => (activeResources()['TCPSocketWrap'] ?? 0) === 0);
+      await within(
+        2_000,
+        () => (activeResources()['TCPSocketWrap'] ?? 0) === 0,
+        () => `${activeResources()['TCPSocketWrap']} TCP sockets open before the first task (only the two listening servers should be)`,
+      );
       const baseline = activeResources();
 
       const scheduler = new CountingScheduler();
@@ -275,7 +282,12 @@ describe('G8: bounded memory, no leaked resources', () => {
           getEventListeners(signal, 'abort').length === 0 && getEventListeners(laneSignals[lane] as AbortSignal, 'abort').length === 0;
         if (!released()) {
           const onCall = getEventListeners(signal, 'abort').length;
-          const ms = await within(RELEASE_WITHIN_MS, released);
+          const ms = await within(
+            RELEASE_WITHIN_MS,
+            released,
+            () =>
+              `task #${i} (${variant}) left ${getEventListeners(signal, 'abort').length} abort listeners on its start() signal and ${getEventListeners(laneSignals[lane] as AbortSignal, 'abort').length} on its events() signal`,
+          );
           totals.lateListenerReleases.push(`#${i} ${variant}: ${onCall} on start() signal, released after ${ms} ms`);
         }
         expect(getEventListeners(signal, 'abort'), `abort listeners left on the start() signal of task #${i} (${variant})`).toEqual([]);
@@ -300,10 +312,12 @@ describe('G8: bounded memory, no leaked resources', () => {
        * the test deletes every record here, as a short retention would).
        */
       async function checkpoint(): Promise<void> {
-        const timersMs = await within(RELEASE_WITHIN_MS, () => scheduler.outstanding.size === 0);
-        expect(timersMs, `${scheduler.outstanding.size} engine timers still armed`).toBeGreaterThanOrEqual(0);
-        const idleMs = await within(RELEASE_WITHIN_MS, () => pools().every((s) => s.running === 0 && s.pending === 0));
-        expect(idleMs, `requests still in flight after every task ended: ${poolStats()}`).toBeGreaterThanOrEqual(0);
+        await within(RELEASE_WITHIN_MS, () => scheduler.outstanding.size === 0, () => `${scheduler.outstanding.size} engine timers still armed`);
+        const idleMs = await within(
+          RELEASE_WITHIN_MS,
+          () => pools().every((s) => s.running === 0 && s.pending === 0),
+          () => `requests still in flight after every task ended: ${poolStats()}`,
+        );
         totals.maxPoolDrainMs = Math.max(totals.maxPoolDrainMs, idleMs);
         const active = (await store.list({ active: true })).map((r) => r.taskId).sort();
         expect(active).toEqual([...detachedInBatch].sort());
@@ -322,7 +336,7 @@ describe('G8: bounded memory, no leaked resources', () => {
         await proxy.close();
         await agent.close();
         // Let the clients see their keep-alive sockets closed before new servers listen on the ports.
-        await within(2_000, () => pools().every((s) => s.connected === 0));
+        await within(2_000, () => pools().every((s) => s.connected === 0), () => `client sockets still connected after the servers closed: ${poolStats()}`);
         agent = await startTestAgent({ port });
         proxy = await startFaultProxy({ target: agent.origin, port: proxyPort, seed: 8 });
       }
@@ -332,7 +346,7 @@ describe('G8: bounded memory, no leaked resources', () => {
       await checkpoint();
       await freshServers();
       const samples: [number, number][] = [[0, await heapAfterGc()]];
-      let socketsSettledMs = -1;
+      let socketsSettledMs: number | undefined;
       let after: Record<string, number> = {};
       for (let done = 0; done < TASKS; done += SAMPLE_EVERY) {
         await runTasks(done, done + SAMPLE_EVERY);
@@ -342,7 +356,11 @@ describe('G8: bounded memory, no leaked resources', () => {
           // socket closes on both ends — client, proxy and agent, all in this process — back to the
           // baseline. (undici follows the servers' `Keep-Alive: timeout=5` hint, less its 2 s margin,
           // over the 100 ms default; the proxy's upstream sockets wait for the agent's 5 s timeout.)
-          socketsSettledMs = await within(12_000, () => (activeResources()['TCPSocketWrap'] ?? 0) <= (baseline['TCPSocketWrap'] ?? 0));
+          socketsSettledMs = await within(
+            12_000,
+            () => (activeResources()['TCPSocketWrap'] ?? 0) <= (baseline['TCPSocketWrap'] ?? 0),
+            () => `sockets still open after keep-alive lapsed: ${activeResources()['TCPSocketWrap'] ?? 0} TCP sockets, ${baseline['TCPSocketWrap'] ?? 0} before the run`,
+          );
           after = activeResources();
         }
         await freshServers();
@@ -376,7 +394,6 @@ describe('G8: bounded memory, no leaked resources', () => {
 
       // Timers: none armed by the engine; no more Node timers than before the run.
       expect(scheduler.outstanding.size).toBe(0);
-      expect(socketsSettledMs, 'sockets still open after keep-alive lapsed').toBeGreaterThanOrEqual(0);
       expect(after['TCPSocketWrap'] ?? 0).toBe(baseline['TCPSocketWrap'] ?? 0);
       expect(after['Timeout'] ?? 0).toBeLessThanOrEqual(baseline['Timeout'] ?? 0);
       for (const lane of laneSignals) expect(getEventListeners(lane, 'abort')).toEqual([]);
@@ -406,7 +423,10 @@ describe('G8: bounded memory, no leaked resources', () => {
       await reader.next(); // the first event; then the reader is dropped without return()
       await handle.done();
     }
-    const releasedMs = await within(RELEASE_WITHIN_MS, () => getEventListeners(appSignal, 'abort').length === 0);
-    expect(releasedMs, `${getEventListeners(appSignal, 'abort').length} listeners left on the app's signal`).toBeGreaterThanOrEqual(0);
+    await within(
+      RELEASE_WITHIN_MS,
+      () => getEventListeners(appSignal, 'abort').length === 0,
+      () => `${getEventListeners(appSignal, 'abort').length} listeners left on the app's signal`,
+    );
   });
 });
