@@ -1,5 +1,5 @@
-import { isActiveRecord, MemoryTaskStore, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
-import { createStore, del, get, set, update, values, type UseStore } from 'idb-keyval';
+import { checkTaskRecord, isActiveRecord, MemoryTaskStore, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
+import { createStore, del, entries, get, set, update, type UseStore } from 'idb-keyval';
 
 /** Options of {@link createIndexedDbTaskStore}. */
 export interface IndexedDbTaskStoreOptions {
@@ -15,6 +15,12 @@ export interface IndexedDbTaskStoreOptions {
   fallback?: 'memory' | 'none' | undefined;
   /** Called once, with the typed error (`STORE_READ_FAILED` / `STORE_WRITE_FAILED`), when the store falls back to memory. */
   onFallback?: ((error: TetherError) => void) | undefined;
+  /**
+   * Called once per record `list()` skipped because it is not a task record (`STORE_CORRUPT`: not an
+   * object, another task's record, a newer `schemaVersion` …), with the error naming it. Without it,
+   * skipped records are silent. `get()` and `update()` of such a task reject with it.
+   */
+  onCorrupt?: ((error: TetherError) => void) | undefined;
 }
 
 /** The IndexedDB task store: a `TaskStore`, and where its records live now. */
@@ -87,15 +93,23 @@ export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}
 
 function indexedDbStore(options: IndexedDbTaskStoreOptions): TaskStore {
   let db: UseStore | undefined;
-  const store = (): UseStore => (db ??= createStore(options.dbName ?? 'tether', options.storeName ?? 'tasks'));
+  const dbName = options.dbName ?? 'tether';
+  const storeName = options.storeName ?? 'tasks';
+  const store = (): UseStore => (db ??= createStore(dbName, storeName));
+  const origin = (taskId: string, operation: string): { where: string; operation: string } => ({
+    where: `IndexedDB record ${JSON.stringify(taskId)} of ${dbName}/${storeName}`,
+    operation,
+  });
 
   return {
     async get(taskId: string): Promise<TaskRecord | undefined> {
+      let value: unknown;
       try {
-        return await get<TaskRecord>(taskId, store());
+        value = await get<unknown>(taskId, store());
       } catch (error) {
         throw failed('STORE_READ_FAILED', `reading task ${taskId}`, taskId, error);
       }
+      return value === undefined ? undefined : checkTaskRecord(value, taskId, origin(taskId, 'IndexedDbTaskStore.get'));
     },
     async put(record: TaskRecord): Promise<void> {
       try {
@@ -114,7 +128,8 @@ function indexedDbStore(options: IndexedDbTaskStoreOptions): TaskStore {
           taskId,
           (current) => {
             changeFailed = true;
-            next = change(current);
+            // A record that is not a task record is not handed to `change`: STORE_CORRUPT, nothing written.
+            next = change(current === undefined ? undefined : checkTaskRecord(current, taskId, origin(taskId, 'IndexedDbTaskStore.update')));
             changeFailed = false;
             deleted = next === undefined && current !== undefined;
             return next;
@@ -130,18 +145,27 @@ function indexedDbStore(options: IndexedDbTaskStoreOptions): TaskStore {
       return next;
     },
     async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {
-      let all: TaskRecord[];
+      let all: Array<[IDBValidKey, unknown]>;
       try {
-        all = await values<TaskRecord>(store());
+        all = await entries<IDBValidKey, unknown>(store());
       } catch (error) {
         throw failed('STORE_READ_FAILED', 'listing tasks', undefined, error);
       }
-      return all.filter(
-        (record) =>
-          record !== undefined &&
-          (filter.active ? isActiveRecord(record) : true) &&
-          (filter.agentUrl === undefined || record.agentUrl === filter.agentUrl),
-      );
+      const out: TaskRecord[] = [];
+      for (const [key, value] of all) {
+        let record: TaskRecord;
+        try {
+          record = checkTaskRecord(value, String(key), origin(String(key), 'IndexedDbTaskStore.list'));
+        } catch (error) {
+          // One bad record never hides the others: skipped, and reported.
+          options.onCorrupt?.(error as TetherError);
+          continue;
+        }
+        if (filter.active && !isActiveRecord(record)) continue;
+        if (filter.agentUrl !== undefined && record.agentUrl !== filter.agentUrl) continue;
+        out.push(record);
+      }
+      return out;
     },
     async delete(taskId: string): Promise<void> {
       try {

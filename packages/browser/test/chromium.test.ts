@@ -9,10 +9,29 @@ const available = chromiumAvailable('real-browser tests');
 const PAGE_SCRIPT = `
 import { connect, TetherError, createIndexedDbTaskStore } from '${BROWSER_DIST}';
 import { taskStoreContract } from '@a2a-tether/testkit/store-contract';
+import { createStore, set } from 'idb-keyval';
 let dbs = 0;
+const dbNames = new WeakMap();
+const reports = new WeakMap();
+// Bad records are planted with idb-keyval directly, as an older or newer page might have left them.
+const corruption = {
+  async plant(store, taskId, raw) {
+    let value;
+    try { value = JSON.parse(raw); } catch { value = raw; }
+    await set(taskId, value, createStore(dbNames.get(store), 'tasks'));
+  },
+  reported: (store) => reports.get(store) ?? [],
+};
 window.tether = {
   async storeContract() {
-    const cases = taskStoreContract(() => createIndexedDbTaskStore({ dbName: 'contract-' + ++dbs, fallback: 'none' }));
+    const cases = taskStoreContract(() => {
+      const reported = [];
+      const dbName = 'contract-' + ++dbs;
+      const store = createIndexedDbTaskStore({ dbName, fallback: 'none', onCorrupt: (e) => reported.push(e) });
+      dbNames.set(store, dbName);
+      reports.set(store, reported);
+      return store;
+    }, { corruption });
     const failures = [];
     for (const c of cases) {
       try { await c.run(); } catch (e) { failures.push(c.name + ': ' + (e && e.message)); }
