@@ -162,6 +162,13 @@ const MUTANTS = [
     to: '',
     tests: ['packages/core/test/fuzz/sse-reader.test.ts'],
   },
+  {
+    name: 'workflow: a result without the revision its hop requires adopted',
+    file: orchestrate('workflow.ts'),
+    from: '        : echoed.length === 0 && this.hops.get(node.id)?.requireRevisionEcho === true',
+    to: '        : false',
+    tests: ['packages/core/test/orchestrate-redirect.test.ts'],
+  },
 ];
 
 /** Planted files: their text before and after the mutant, and the mutant. */

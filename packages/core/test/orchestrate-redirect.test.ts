@@ -11,12 +11,13 @@ import {
   type ActionService,
   type FaultProxy,
   type PerformedAction,
+  type ScenarioContext,
   type TestAgent,
   type TestAgentOptions,
 } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, TetherError, type A2AClient } from '../src/index.js';
-import { startWorkflow, type ActionSpec, type Workflow, type WorkflowEvent } from '../src/orchestrate-entry.js';
+import { formatTree, startWorkflow, type ActionSpec, type Workflow, type WorkflowEvent } from '../src/orchestrate-entry.js';
 
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -313,5 +314,114 @@ describe('redirecting running work', () => {
     expect(summary.state).toBe('completed');
     expect(summary.revision).toBe(1);
     expect(summary.record.updates.map((u) => u.kind)).toEqual(['question', 'pause', 'resume']);
+  });
+});
+
+describe('requiring the revision echo (seed 003: the accepted revision must be in each result)', () => {
+  /** An agent that answers `text`; `echo(ctx)` gives the metadata its artifact and final status carry. */
+  function answering(echo: (ctx: ScenarioContext) => { artifact?: Record<string, unknown>; status?: Record<string, unknown> }): TestAgentOptions {
+    return {
+      scenarios: {
+        echo: (ctx) => {
+          const { artifact, status } = echo(ctx);
+          ctx.status('working');
+          ctx.artifact({ artifactId: 'out', text: `answer to ${ctx.text}`, lastChunk: true, ...(artifact ? { metadata: artifact } : {}) });
+          ctx.status('completed', 'done', status ? { metadata: status } : undefined);
+        },
+      },
+    };
+  }
+  const given = (ctx: ScenarioContext): unknown => ctx.userMessage.metadata?.['a2a-tether/revision'];
+
+  it('a result that carries no revision is recorded, not adopted, where the hop requires the echo (and adopted where it does not)', async () => {
+    const { client } = await agent(answering(() => ({})));
+    const flow = await run({
+      id: 'echo-missing',
+      goal: 'g',
+      agents: { a: client },
+      hops: [
+        { id: 'draft', agent: 'a', requireRevisionEcho: true, input: () => 'draft' },
+        { id: 'publish', agent: 'a', dependsOn: ['draft'], input: ({ results }) => `publish ${results['draft']?.text ?? ''}` },
+        { id: 'loose', agent: 'a', input: () => 'loose' },
+      ],
+    });
+    const summary = await flow.done();
+    const draft = summary.record.nodes['draft'];
+    const why = 'the answer does not carry revision 1 (a2a-tether/revision in its metadata), which this hop requires (requireRevisionEcho)';
+    expect(draft).toMatchObject({ state: 'failed', reason: why });
+    // Recorded for audit: the task, its state and its artifacts — but not adopted, and not passed on.
+    expect(draft?.attempts).toHaveLength(1);
+    expect(draft?.attempts[0]).toMatchObject({ state: 'failed', taskState: 'completed', rejectedReason: why });
+    expect(draft?.attempts[0]?.adopted).not.toBe(true);
+    expect(draft?.attempts[0]?.artifacts?.[0]?.artifact.parts).toEqual([{ kind: 'text', text: 'answer to draft' }]);
+    expect(summary.record.ledger.find((e) => e.node === 'draft' && e.operation === 'SendMessage')?.outcome).toBe('confirmed-success');
+    expect(summary.record.nodes['publish']).toMatchObject({ state: 'skipped', reason: 'draft ended failed' });
+    expect(summary.record.nodes['loose']?.state).toBe('completed');
+    expect(summary.results.map((r) => r.node)).toEqual(['loose']);
+    expect(summary.state).toBe('partial');
+    expect(formatTree(summary)).toContain(`not adopted: ${why}`);
+  });
+
+  it('an agent that echoes the revision in its final status or its artifacts is adopted; after a correction, only the successor is', async () => {
+    const { agent: inStatus, client: statusClient } = await agent(answering((ctx) => ({ status: { 'a2a-tether/revision': given(ctx) } })));
+    const { agent: late } = await agent({ scenarios: { echo: lateScenario({ delayMs: 300, label: 'summary' }) } }); // echoes in its artifact
+    const flow = await run({
+      id: 'echo-kept',
+      goal: 'for children',
+      cancelWaitMs: 100,
+      agents: { facts: statusClient, summarizer: await connect(late.url, { cardCache: false }) },
+      hops: [
+        { id: 'retrieve', agent: 'facts', requireRevisionEcho: true, input: () => 'otters' },
+        { id: 'summarize', agent: 'summarizer', requireRevisionEcho: true, dependsOn: ['retrieve'], input: ({ revision, results }) => `${revision.text}: ${results['retrieve']?.text ?? ''}` },
+      ],
+    });
+    const oldTask = await untilRunning(flow, 'summarize');
+    await flow.update({ kind: 'correction', text: 'for biologists', affects: ['summarize'] });
+    const summary = await flow.done();
+    expect(summary.state).toBe('completed');
+    expect(summary.record.nodes['retrieve']?.attempts[0]).toMatchObject({ revision: 1, adopted: true });
+    const [old, successor] = summary.record.nodes['summarize']?.attempts ?? [];
+    expect(old).toMatchObject({ taskId: oldTask, revision: 1, adopted: false });
+    expect(successor).toMatchObject({ revision: 2, adopted: true, state: 'completed' });
+    expect(successor?.artifacts?.[0]?.artifact.metadata).toEqual({ 'a2a-tether/revision': 2 });
+    expect(inStatus.tasks.list()).toHaveLength(1);
+  });
+
+  it('a result that names another revision anywhere is not adopted, even beside the accepted one (with or without the option)', async () => {
+    const { client } = await agent(answering((ctx) => ({ status: { 'a2a-tether/revision': given(ctx) }, artifact: { 'a2a-tether/revision': '7' } })));
+    const flow = await run({
+      id: 'echo-mixed',
+      goal: 'g',
+      agents: { a: client },
+      hops: [
+        { id: 'strict', agent: 'a', requireRevisionEcho: true, input: () => 'x' },
+        { id: 'lenient', agent: 'a', input: () => 'y' },
+      ],
+    });
+    const summary = await flow.done();
+    for (const id of ['strict', 'lenient']) {
+      expect(summary.record.nodes[id], id).toMatchObject({ state: 'failed', reason: 'the agent answered for revision 7, not 1' });
+      expect(summary.record.nodes[id]?.attempts[0]?.adopted, id).not.toBe(true);
+    }
+    expect(summary.results).toEqual([]);
+  });
+
+  it('a direct message answer carries no revision: not adopted where the hop requires the echo', async () => {
+    const { client } = await agent({ scenarios: { echo: (ctx) => ctx.message(`reply to ${ctx.text}`) } });
+    const flow = await run({
+      id: 'echo-message',
+      goal: 'g',
+      agents: { a: client },
+      hops: [
+        { id: 'strict', agent: 'a', requireRevisionEcho: true, input: () => 'x' },
+        { id: 'lenient', agent: 'a', input: () => 'y' },
+      ],
+    });
+    const summary = await flow.done();
+    expect(summary.record.nodes['strict']).toMatchObject({ state: 'failed', reason: expect.stringContaining('does not carry revision 1') });
+    expect(summary.record.nodes['strict']?.attempts[0]?.adopted).not.toBe(true);
+    expect(summary.record.nodes['strict']?.attempts[0]?.artifacts?.[0]?.artifact.parts).toEqual([{ kind: 'text', text: 'reply to x' }]);
+    expect(summary.record.nodes['lenient']?.state).toBe('completed');
+    expect(summary.results.map((r) => r.node)).toEqual(['lenient']);
   });
 });

@@ -70,6 +70,16 @@ export interface HopSpec {
    * verification: its inputs' results are kept and reported, labelled `incomplete` with the reason. Default `true`.
    */
   required?: boolean | undefined;
+  /**
+   * Adopt this hop's result only when the agent says it was made under the revision the attempt was
+   * sent with: `a2a-tether/revision` (a number, or its digits) in the metadata of the task, its final
+   * status message or one of its artifacts (of the message, for an agent that answers with one). A
+   * result without it is recorded and not adopted: the attempt keeps its task, artifacts and
+   * `rejectedReason`, and the node fails with that reason (its dependents are skipped; `required: false`
+   * makes the workflow `partial` instead of `failed`). Default `false`: the official A2A servers do not
+   * echo request metadata. A result that names another revision is never adopted, with or without it.
+   */
+  requireRevisionEcho?: boolean | undefined;
 }
 
 /** A budget ran out. */

@@ -87,15 +87,20 @@ export function defaultCost(task: Task): CostRecord | undefined {
   return undefined;
 }
 
-/** The revision an agent says it worked under (`a2a-tether/revision` in the task's, status message's or artifacts' metadata). */
-function echoedRevision(task: Task): number | undefined {
-  const sources: Array<Metadata | undefined> = [task.metadata, task.status.message?.metadata, ...task.artifacts.map((a) => a.metadata)];
+/** The revisions an answer says it was made for: `a2a-tether/revision` (a number or digits) in each metadata given. */
+function echoedRevisions(sources: ReadonlyArray<Metadata | undefined>): number[] {
+  const out: number[] = [];
   for (const metadata of sources) {
     const value = metadata?.[WORKFLOW_METADATA.revision];
-    if (typeof value === 'number') return value;
-    if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+    if (typeof value === 'number') out.push(value);
+    else if (typeof value === 'string' && /^\d+$/.test(value)) out.push(Number(value));
   }
-  return undefined;
+  return out;
+}
+
+/** Where a task's answer can name its revision: the task, its final status message, its artifacts. */
+function answerMetadata(task: Task): Array<Metadata | undefined> {
+  return [task.metadata, task.status.message?.metadata, ...task.artifacts.map((a) => a.metadata)];
 }
 
 function viewTask(view: TaskView): Task {
@@ -669,13 +674,10 @@ export class Workflow {
     if (handle.kind === 'message') {
       settle(entry, this.iso(), 'confirmed-success', 'answered with a message');
       const message = handle.message;
-      attempt.state = 'completed';
       attempt.endedAt = this.iso();
-      attempt.adopted = true;
       attempt.artifacts = message ? [{ artifact: { artifactId: 'message', parts: message.parts }, complete: true }] : [];
       this.clearHopTimer(node, attempt);
-      this.setNode(node, 'completed');
-      this.checkpoint(`node ${node.id} completed`);
+      this.adoptOrRefuse(node, attempt, [message?.metadata]);
       await this.save();
       return;
     }
@@ -796,25 +798,48 @@ export class Workflow {
       if (node.state === 'pending') {
         // Handed to another agent: its next attempt decides the node's state and result.
         attempt.rejectedReason ??= node.reason ?? 'handed to another agent';
+      } else if (attempt.state === 'completed') {
+        this.adoptOrRefuse(node, attempt, answerMetadata(final), 'completed before the cancel took effect');
       } else {
-        if (attempt.state === 'completed') attempt.adopted = true;
-        this.setNode(node, attempt.state, attempt.state === 'completed' ? 'completed before the cancel took effect' : (attempt.cancel?.reason ?? node.reason));
-        if (attempt.state === 'completed') this.checkpoint(`node ${node.id} completed`);
+        this.setNode(node, attempt.state, attempt.cancel?.reason ?? node.reason);
       }
     } else {
-      const echoed = task ? echoedRevision(task) : undefined;
-      let state = this.taskOutcome(final, error);
-      if (state === 'completed' && echoed !== undefined && echoed !== attempt.revision) {
-        attempt.rejectedReason = `the agent answered for revision ${echoed}, not ${attempt.revision}`;
-        state = 'failed';
+      const state = this.taskOutcome(final, error);
+      if (state === 'completed') this.adoptOrRefuse(node, attempt, answerMetadata(final));
+      else {
+        attempt.state = state;
+        this.setNode(node, state, attempt.error?.message ?? `task ${final.status.state}`);
       }
-      attempt.state = state;
-      if (state === 'completed') attempt.adopted = true;
-      this.setNode(node, state, attempt.rejectedReason ?? attempt.error?.message ?? (state === 'completed' ? undefined : `task ${final.status.state}`));
-      if (state === 'completed') this.checkpoint(`node ${node.id} completed`);
     }
     await this.save();
     this.advance();
+  }
+
+  /**
+   * Ends the current attempt of a node whose task (or message) completed: adopted and checkpointed, or —
+   * when the answer names another revision than the attempt's, or names none where the hop requires the
+   * echo — kept for audit with its `rejectedReason`, not adopted, and the node fails with that reason.
+   * `metadata`: where the answer can name its revision.
+   */
+  private adoptOrRefuse(node: NodeRecord, attempt: AttemptRecord, metadata: ReadonlyArray<Metadata | undefined>, reason?: string): void {
+    const echoed = echoedRevisions(metadata);
+    const other = echoed.find((n) => n !== attempt.revision);
+    const refused =
+      other !== undefined
+        ? `the agent answered for revision ${other}, not ${attempt.revision}`
+        : echoed.length === 0 && this.hops.get(node.id)?.requireRevisionEcho === true
+          ? `the answer does not carry revision ${attempt.revision} (${WORKFLOW_METADATA.revision} in its metadata), which this hop requires (requireRevisionEcho)`
+          : undefined;
+    if (refused !== undefined) {
+      attempt.state = 'failed';
+      attempt.rejectedReason = refused;
+      this.setNode(node, 'failed', refused);
+      return;
+    }
+    attempt.state = 'completed';
+    attempt.adopted = true;
+    this.setNode(node, 'completed', reason);
+    this.checkpoint(`node ${node.id} completed`);
   }
 
   private taskOutcome(task: Task, error: unknown): NodeState {
