@@ -1,5 +1,6 @@
 import { createA2AError } from '../errors/a2a-errors.js';
 import { parseAgentError } from '../errors/error-body.js';
+import { parseCause, quotable, quotableAgentError, quotableHead } from '../errors/quote-answer.js';
 import { redact } from '../errors/redact.js';
 import { TetherError, type ErrorContext, type TetherErrorOptions } from '../errors/tether-error.js';
 import type { FetchLike } from './fetch-like.js';
@@ -31,6 +32,8 @@ export interface HttpRequest {
 export interface JsonAnswer {
   body: unknown;
   context: ErrorContext;
+  /** The credential values sent, to redact from what errors quote of the answer. */
+  secrets: string[];
 }
 
 /** An open (2xx) answer whose body is still to be read; `link` must be disposed when done. */
@@ -79,22 +82,6 @@ function headersRecord(headers: Headers, secrets: string[]): Record<string, stri
   return redact(out, { secrets }) as Record<string, string>;
 }
 
-/** Text of an answer as errors may quote it: our credentials (and credential-like values) redacted. */
-function quotable(text: string, secrets: string[]): string {
-  return redact(text, { secrets });
-}
-
-/**
- * The first {@link MAX_ERROR_BODY} characters of a (long) answer, as errors may quote them. Redacted
- * before the cut: a credential across the cut would otherwise leave its first part, which no longer
- * matches the secret. The window past the cut holds the longest secret, also URL-encoded.
- */
-function quotableHead(text: string, secrets: string[]): string {
-  if (text.length <= MAX_ERROR_BODY) return quotable(text, secrets);
-  const longest = secrets.reduce((max, secret) => Math.max(max, encodeURIComponent(secret).length), 0);
-  return quotable(text.slice(0, MAX_ERROR_BODY + longest + 64), secrets).slice(0, MAX_ERROR_BODY);
-}
-
 // Values this short cannot be told from ordinary text: redacting them would garble messages.
 const MIN_SECRET_LENGTH = 6;
 
@@ -119,25 +106,25 @@ export class HttpClient {
         throw open.link.errorFor(context, this.timeoutOf(request), error) ?? error;
       });
       if (text.trim() === '') {
-        if (request.expect === 'any') return { body: undefined, context };
+        if (request.expect === 'any') return { body: undefined, context, secrets };
         throw new TetherError('INVALID_RESPONSE', 'empty body where JSON was expected', context);
       }
       const type = response.headers.get('content-type') ?? '';
       if (type && !isJsonType(type)) {
-        const quoted = quotableHead(text, secrets);
+        const quoted = quotableHead(text, secrets, MAX_ERROR_BODY);
         throw new TetherError('UNEXPECTED_CONTENT_TYPE', `expected JSON, got ${type}: ${snippet(quoted)}`, {
           ...context,
           bodySnippet: snippet(quoted, 512),
         });
       }
       try {
-        return { body: JSON.parse(text) as unknown, context };
+        return { body: JSON.parse(text) as unknown, context, secrets };
       } catch (error) {
-        const quoted = quotableHead(text, secrets);
+        const quoted = quotableHead(text, secrets, MAX_ERROR_BODY);
         throw new TetherError('INVALID_RESPONSE', `body is not valid JSON: ${snippet(quoted)}`, {
           ...context,
           bodySnippet: snippet(quoted, 512),
-          cause: error,
+          cause: parseCause(error, text, secrets),
         });
       }
     } finally {
@@ -281,15 +268,12 @@ export class HttpClient {
       if (aborted) return aborted;
     }
     // Parsed as sent; everything the error quotes of it has our credentials redacted.
-    const agentError = isJsonType(headers['content-type'] ?? '') ? parseAgentError(safeJson(text)) : undefined;
+    const parsed = isJsonType(headers['content-type'] ?? '') ? parseAgentError(safeJson(text)) : undefined;
     text = quotable(text, secrets);
     full.bodySnippet = snippet(text, 512);
-    if (agentError) {
-      return createA2AError(agentError.a2aCode, quotable(agentError.message, secrets), {
-        ...full,
-        data: echoedData(agentError.data, secrets),
-        reason: agentError.reason,
-      });
+    if (parsed) {
+      const agentError = quotableAgentError(parsed, secrets);
+      return createA2AError(agentError.a2aCode, agentError.message, { ...full, data: agentError.data, reason: agentError.reason });
     }
     if (response.status === 401 || response.status === 403) {
       const challenge = headers['www-authenticate'];
@@ -320,12 +304,13 @@ export class HttpClient {
     } catch (error) {
       throw link.errorFor(context, timeoutMs, error) ?? error;
     }
-    const agentError = isJsonType(type) ? parseAgentError(safeJson(text)) : undefined;
+    const parsed = isJsonType(type) ? parseAgentError(safeJson(text)) : undefined;
     text = quotable(text, secrets);
-    if (agentError) {
-      throw createA2AError(agentError.a2aCode, quotable(agentError.message, secrets), {
+    if (parsed) {
+      const agentError = quotableAgentError(parsed, secrets);
+      throw createA2AError(agentError.a2aCode, agentError.message, {
         ...context,
-        data: echoedData(agentError.data, secrets),
+        data: agentError.data,
         reason: agentError.reason,
         bodySnippet: snippet(text, 512),
       });
@@ -336,13 +321,6 @@ export class HttpClient {
       { ...context, bodySnippet: snippet(text, 512) },
     );
   }
-}
-
-/** An agent error's `data` as the agent sent it, unless it echoes a credential of ours: then redacted. */
-function echoedData(data: unknown, secrets: string[]): unknown {
-  if (data === undefined || secrets.length === 0) return data;
-  const json = JSON.stringify(data);
-  return secrets.some((secret) => secret !== '' && json.includes(secret)) ? redact(data, { secrets }) : data;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Binding, ProtocolVersion } from '../card/card-types.js';
 import { createA2AError } from '../errors/a2a-errors.js';
 import { parseAgentError } from '../errors/error-body.js';
+import { quotableAgentError } from '../errors/quote-answer.js';
 import { TetherError, type ErrorContext } from '../errors/tether-error.js';
 import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
 import {
@@ -13,10 +14,9 @@ import {
 import type { Dialect } from '../protocol/dialect.js';
 import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
 import { checkId } from './check-id.js';
-import { quote } from '../protocol/decode-error.js';
 import { decodeOrThrow } from './decode-or-throw.js';
 import { EventFeed } from './event-feed.js';
-import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
+import { decodeFrameEvent, parseFrame, quoteValue, streamError, type FrameDecoder } from './frame.js';
 import { isObject } from '../util/is-object.js';
 import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
 import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
@@ -70,18 +70,24 @@ const METHODS: Record<ProtocolVersion, Partial<Record<Operation, string>>> = {
  * Why `envelope` is not a JSON-RPC 2.0 response, if it is not: it must say `"jsonrpc": "2.0"` (the
  * official SDK servers, v1.0 and v0.3, and VoltAgent's always do).
  */
-function versionProblem(envelope: Record<string, unknown>): string | undefined {
+function versionProblem(envelope: Record<string, unknown>, secrets: readonly string[]): string | undefined {
   const version = envelope['jsonrpc'];
   if (version === '2.0') return undefined;
-  const found = version === undefined ? 'missing' : typeof version === 'string' || typeof version === 'number' ? quote(version) : `a ${typeof version}`;
-  return `not a JSON-RPC 2.0 response: "jsonrpc" is ${found}, not "2.0"`;
+  return `not a JSON-RPC 2.0 response: "jsonrpc" is ${version === undefined ? 'missing' : quoteValue(version, secrets)}, not "2.0"`;
 }
 
 /** A JSON-RPC response must answer the request it came for: same id (`null` only on an error). */
-function checkResponseId(envelope: Record<string, unknown>, id: number, isError: boolean, context: () => ErrorContext, code: 'INVALID_RESPONSE' | 'PROTOCOL_VIOLATION'): void {
+function checkResponseId(
+  envelope: Record<string, unknown>,
+  id: number,
+  isError: boolean,
+  context: () => ErrorContext,
+  code: 'INVALID_RESPONSE' | 'PROTOCOL_VIOLATION',
+  secrets: readonly string[],
+): void {
   const got = envelope['id'];
   if (got === id || got === undefined || (got === null && isError)) return;
-  throw new TetherError(code, `the JSON-RPC response id ${JSON.stringify(got)} does not match the request id ${id}`, context());
+  throw new TetherError(code, `the JSON-RPC response id ${quoteValue(got, secrets)} does not match the request id ${id}`, context());
 }
 
 let nextId = 1;
@@ -125,10 +131,15 @@ export class JsonRpcTransport implements Transport {
     if (configId !== undefined) checkId('push config id', configId, OPERATIONS[operation]);
   }
 
-  private async call(operation: Operation, params: Record<string, unknown>, options: CallOptions | undefined, taskId?: string): Promise<{ result: unknown; context: ErrorContext }> {
+  private async call(
+    operation: Operation,
+    params: Record<string, unknown>,
+    options: CallOptions | undefined,
+    taskId?: string,
+  ): Promise<{ result: unknown; context: ErrorContext; secrets: string[] }> {
     const method = this.method(operation);
     const id = nextId++;
-    const { body, context } = await this.context.http.json({
+    const { body, context, secrets } = await this.context.http.json({
       operation: OPERATIONS[operation],
       method: 'POST',
       url: this.url,
@@ -142,19 +153,23 @@ export class JsonRpcTransport implements Transport {
     if (!isObject(body)) {
       throw new TetherError('INVALID_RESPONSE', 'the answer is not a JSON-RPC response object', context);
     }
-    const notJsonRpc = versionProblem(body);
+    const notJsonRpc = versionProblem(body, secrets);
     if (notJsonRpc !== undefined) throw new TetherError('INVALID_RESPONSE', `the answer is ${notJsonRpc}`, context);
     const isError = body['error'] !== undefined && body['error'] !== null;
-    checkResponseId(body, id, isError, () => context, 'INVALID_RESPONSE');
+    checkResponseId(body, id, isError, () => context, 'INVALID_RESPONSE', secrets);
     if (isError) {
       const parsed = parseAgentError(body);
-      if (parsed) throw createA2AError(parsed.a2aCode, parsed.message, { ...context, data: parsed.data, reason: parsed.reason });
+      if (parsed) {
+        // An error at HTTP 200 quotes what the agent chose: the credentials it echoes are redacted, as for any other status.
+        const agentError = quotableAgentError(parsed, secrets);
+        throw createA2AError(agentError.a2aCode, agentError.message, { ...context, data: agentError.data, reason: agentError.reason });
+      }
       throw new TetherError('INVALID_RESPONSE', 'malformed JSON-RPC error object', context);
     }
     if (!('result' in body)) {
       throw new TetherError('INVALID_RESPONSE', 'JSON-RPC response has neither result nor error', context);
     }
-    return { result: body['result'], context };
+    return { result: body['result'], context, secrets };
   }
 
   private async feed(
@@ -180,23 +195,24 @@ export class JsonRpcTransport implements Transport {
       taskId,
     });
     const dialect = this.dialect;
+    const { secrets } = open;
     const decode: FrameDecoder = (frame, index, context) => {
-      const json = parseFrame(frame, index, context);
+      const json = parseFrame(frame, index, context, secrets);
       if (!isObject(json)) throw new TetherError('MALFORMED_EVENT', `event ${index} is not a JSON-RPC response object`, context());
-      const notJsonRpc = versionProblem(json);
+      const notJsonRpc = versionProblem(json, secrets);
       if (notJsonRpc !== undefined) throw new TetherError('MALFORMED_EVENT', `event ${index} is ${notJsonRpc}`, context());
       const isError = frame.event === 'error' || (json['error'] !== undefined && json['error'] !== null);
-      checkResponseId(json, id, isError, context, 'PROTOCOL_VIOLATION');
-      if (isError) throw streamError(json, frame, context);
+      checkResponseId(json, id, isError, context, 'PROTOCOL_VIOLATION', secrets);
+      if (isError) throw streamError(json, frame, context, secrets);
       if (!('result' in json)) throw new TetherError('MALFORMED_EVENT', `event ${index} has neither result nor error`, context());
-      return decodeFrameEvent(json['result'], dialect, index, context);
+      return decodeFrameEvent(json['result'], dialect, index, context, secrets);
     };
     return new EventFeed(open, decode, this.context.maxEventSize, { taskId });
   }
 
   async sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
-    const { result, context } = await this.call('send', encodeSendParams(params, this.dialect), options, params.message.taskId);
-    return decodeOrThrow(() => decodeSendResult(result, this.dialect), context);
+    const { result, context, secrets } = await this.call('send', encodeSendParams(params, this.dialect), options, params.message.taskId);
+    return decodeOrThrow(() => decodeSendResult(result, this.dialect), context, secrets);
   }
 
   openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
@@ -207,8 +223,8 @@ export class JsonRpcTransport implements Transport {
     this.ids('get', taskId);
     const params: Record<string, unknown> = { id: taskId };
     if (historyLength !== undefined) params['historyLength'] = historyLength;
-    const { result, context } = await this.call('get', params, options, taskId);
-    return decodeOrThrow(() => decodeTask(result, this.dialect), context);
+    const { result, context, secrets } = await this.call('get', params, options, taskId);
+    return decodeOrThrow(() => decodeTask(result, this.dialect), context, secrets);
   }
 
   async listTasks(query: ListTasksQuery, options?: CallOptions): Promise<TaskPage> {
@@ -217,16 +233,16 @@ export class JsonRpcTransport implements Transport {
       if (value === undefined) continue;
       params[key] = key === 'status' ? `TASK_STATE_${String(value).toUpperCase().replace(/-/g, '_')}` : value;
     }
-    const { result, context } = await this.call('list', params, options);
-    return decodeOrThrow(() => decodeTaskPage(result), context);
+    const { result, context, secrets } = await this.call('list', params, options);
+    return decodeOrThrow(() => decodeTaskPage(result), context, secrets);
   }
 
   async cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task> {
     this.ids('cancel', taskId);
     const params: Record<string, unknown> = { id: taskId };
     if (metadata !== undefined) params['metadata'] = metadata;
-    const { result, context } = await this.call('cancel', params, options, taskId);
-    return decodeOrThrow(() => decodeTask(result, this.dialect), context);
+    const { result, context, secrets } = await this.call('cancel', params, options, taskId);
+    return decodeOrThrow(() => decodeTask(result, this.dialect), context, secrets);
   }
 
   async openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
@@ -236,23 +252,23 @@ export class JsonRpcTransport implements Transport {
 
   async createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
     this.ids('pushCreate', config.taskId);
-    const { result, context } = await this.call('pushCreate', encodePushConfig(config, this.dialect), options, config.taskId);
-    return decodeOrThrow(() => decodePushConfig(result, config.taskId), context);
+    const { result, context, secrets } = await this.call('pushCreate', encodePushConfig(config, this.dialect), options, config.taskId);
+    return decodeOrThrow(() => decodePushConfig(result, config.taskId), context, secrets);
   }
 
   async getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig> {
     this.ids('pushGet', taskId, configId);
     const params =
       this.protocolVersion === '1.0' ? { taskId, id: configId } : { id: taskId, pushNotificationConfigId: configId };
-    const { result, context } = await this.call('pushGet', params, options, taskId);
-    return decodeOrThrow(() => decodePushConfig(result, taskId), context);
+    const { result, context, secrets } = await this.call('pushGet', params, options, taskId);
+    return decodeOrThrow(() => decodePushConfig(result, taskId), context, secrets);
   }
 
   async listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]> {
     this.ids('pushList', taskId);
     const params = this.protocolVersion === '1.0' ? { taskId } : { id: taskId };
-    const { result, context } = await this.call('pushList', params, options, taskId);
-    return decodeOrThrow(() => decodePushConfigList(result, taskId), context);
+    const { result, context, secrets } = await this.call('pushList', params, options, taskId);
+    return decodeOrThrow(() => decodePushConfigList(result, taskId), context, secrets);
   }
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {

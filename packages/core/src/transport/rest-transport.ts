@@ -79,18 +79,19 @@ export class RestTransport implements Transport {
   }
 
   private async json<T>(request: HttpRequest, decode: (body: unknown) => T): Promise<T> {
-    const { body, context } = await this.context.http.json(request);
-    return decodeOrThrow(() => decode(body), context);
+    const { body, context, secrets } = await this.context.http.json(request);
+    return decodeOrThrow(() => decode(body), context, secrets);
   }
 
   private async feed(open: OpenResponse, taskId: string | undefined): Promise<EventFeed> {
     const dialect = this.dialect;
+    const { secrets } = open;
     const decode: FrameDecoder = (frame, index, context) => {
-      const json = parseFrame(frame, index, context);
+      const json = parseFrame(frame, index, context, secrets);
       // Mid-stream REST errors are unspecified (#1262): servers send `event: error` with an error body.
-      if (frame.event === 'error') throw streamError(json, frame, context);
-      if (isObject(json) && 'error' in json && !('task' in json)) throw streamError(json, frame, context);
-      return decodeFrameEvent(json, dialect, index, context);
+      if (frame.event === 'error') throw streamError(json, frame, context, secrets);
+      if (isObject(json) && 'error' in json && !('task' in json)) throw streamError(json, frame, context, secrets);
+      return decodeFrameEvent(json, dialect, index, context, secrets);
     };
     return new EventFeed(open, decode, this.context.maxEventSize, { taskId });
   }
