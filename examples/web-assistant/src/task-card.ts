@@ -57,8 +57,9 @@ export class TaskCard {
 
   /** Renders every event until the follow ends, then the final state (or why it failed). */
   async follow(): Promise<void> {
-    for await (const event of this.handle.events()) this.apply(event);
     try {
+      // A failed follow makes the loop throw the error done() rejects with, after its last event.
+      for await (const event of this.handle.events()) this.apply(event);
       await this.handle.done();
     } catch (error) {
       this.error.textContent = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryTaskStore, TetherError, type LeasingTaskStore, type StoreLease, type StoreWriteOptions, type TaskRecord } from '../src/index.js';
-import { rpcResult, startScriptedAgent, T, task, taskFrame, within, type ScriptedAgent } from './helpers/scripted-agent.js';
+import { record, rpcResult, startScriptedAgent, T, task, taskFrame, within, type ScriptedAgent } from './helpers/scripted-agent.js';
 
 // Several processes sharing a store that leases tasks (issue 7): the engine drives a task only while it
 // holds the task's lease — taken by start() and resume(), renewed, released at the end; resumeAll()
@@ -257,15 +257,17 @@ describe('leases: one process drives a task', () => {
       await landed;
       return update(taskId, change);
     };
+    const events = record(handle);
     stream?.end(taskFrame(task('COMPLETED', 2)));
-    await within(agent.clock, handle.done());
+    // The follow ended (done() waits for the final write: issue 16), the record still says "working".
+    await within(agent.clock, vi.waitFor(() => expect(events.at(-1)).toEqual({ type: 'connection', state: 'closed' })));
     expect((await store.get(T))?.outcome).toBeUndefined(); // the final write has not landed yet
     // The process looks for work at once (as a worker's resumeAll() loop does): the task it just
     // finished is not work — it must not follow it (and finish it) a second time.
     const again = await a.resumeAll();
     expect(again.map((h) => h.taskId)).toEqual([]);
     land();
-    await handle.flush();
+    await within(agent.clock, handle.done());
     expect((await store.get(T))?.outcome).toMatchObject({ kind: 'finished', state: 'completed' });
   });
 });

@@ -13,6 +13,8 @@ export class EventQueue {
   private head = 0;
   private resync = false;
   private closed = false;
+  /** Why the events ended, when a failure ended them: readers throw it after the last event. */
+  failure: unknown;
   private reader: QueueReader | undefined;
 
   constructor(
@@ -36,9 +38,14 @@ export class EventQueue {
     this.reader?.wake();
   }
 
-  /** No more events: readers finish after draining. */
-  close(): void {
+  /**
+   * No more events: readers finish after draining. With `failure`, they then throw it (a follow that
+   * failed must not look like one that ended well).
+   */
+  close(failure?: unknown): void {
+    if (this.closed) return;
     this.closed = true;
+    this.failure = failure;
     this.reader?.wake();
     // A reader dropped mid-iteration never finishes: do not leave it hooked to the caller's signal.
     this.reader?.unhook();
@@ -79,9 +86,21 @@ export class EventQueue {
   }
 }
 
-/** One `events()` iteration: hands out buffered events at once, waits only on an empty buffer. */
+/** The end of a reader whose events ended in a failure: `next()` rejects with it (once). */
+interface Failed {
+  failed: unknown;
+}
+
+function settle(result: IteratorResult<TaskEvent> | Failed): Promise<IteratorResult<TaskEvent>> {
+  return 'failed' in result ? Promise.reject(result.failed) : Promise.resolve(result);
+}
+
+/**
+ * One `events()` iteration: hands out buffered events at once, waits only on an empty buffer. After
+ * the last event, a queue closed with a failure makes `next()` reject with it; later calls are done.
+ */
 class QueueReader implements AsyncIterator<TaskEvent> {
-  private waiting: ((result: IteratorResult<TaskEvent>) => void) | undefined;
+  private waiting: ((result: IteratorResult<TaskEvent> | Failed) => void) | undefined;
   private done = false;
   private readonly onAbort = (): void => this.wake();
 
@@ -95,19 +114,22 @@ class QueueReader implements AsyncIterator<TaskEvent> {
 
   next(): Promise<IteratorResult<TaskEvent>> {
     const ready = this.poll();
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => {
+    if (ready) return settle(ready);
+    return new Promise<IteratorResult<TaskEvent> | Failed>((resolve) => {
       this.waiting = resolve;
-    });
+    }).then(settle);
   }
 
-  /** The next result if there is one now (an event, or the end). */
-  private poll(): IteratorResult<TaskEvent> | undefined {
+  /** The next result if there is one now (an event, or the end), or the failure that ended the events. */
+  private poll(): IteratorResult<TaskEvent> | Failed | undefined {
     if (this.done) return { value: undefined, done: true };
     if (this.signal?.aborted) return this.finish();
     const event = this.queue.take();
     if (event) return { value: event, done: false };
-    if (this.queue.isClosed) return this.finish();
+    if (this.queue.isClosed) {
+      const result = this.finish();
+      return this.queue.failure === undefined ? result : { failed: this.queue.failure };
+    }
     return undefined;
   }
 

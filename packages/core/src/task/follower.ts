@@ -117,6 +117,11 @@ interface Connection {
   healthy: boolean;
   /** Events read (a probe answer is stale if this moved while it was asked). */
   seen: number;
+  /**
+   * A subscription whose agent promised a Task snapshot first (v1.0): when nothing having arrived by
+   * then makes it suspect (probed once, see `firstEventProbeMs`). Unset once probed.
+   */
+  firstEventDue: number | undefined;
 }
 
 /** A message on its way (the creating send, or a reply). */
@@ -217,7 +222,7 @@ export class TaskFollower {
   /** Push mode: this task's push config (its token is never stored). */
   private pushConfig: { id: string; token: string } | undefined;
   private readonly oldPushConfigId: string | undefined;
-  /** A terminal status (and what came after it in its batch) held until the final check (G2). */
+  /** A terminal status that arrived on a stream, held until the follow ends (G2: content after it comes first). */
   private heldTerminal: TaskEvent[] | undefined;
   /** The task's lease, when the store leases tasks (several processes share it). */
   private lease: StoreLease | undefined;
@@ -995,14 +1000,15 @@ export class TaskFollower {
       // The record outlives the task: its final state and outcome, until the retention ends.
       this.persist({ state: r.state, outcome: { kind: 'finished', state: r.state, at: now }, expiresAt: now + this.context.retentionMs });
       const task = finalResult(r, this.finalTask);
-      this.sink.finished(task);
+      this.afterWrites(() => this.sink.finished(task));
       if (this.claim && !this.mirroring) this.claim.send({ type: 'finished', task });
     } else if (phase.name === 'failed') {
       const lastError = { code: phase.error.code, message: phase.error.message, at: now };
       // The agent no longer knows the task: lost, not left `working`. A lost lease writes nothing: the
       // record is the new holder's now.
       if (phase.error.code !== 'LEASE_LOST') this.persist(phase.error instanceof TaskNotFoundError ? { outcome: { kind: 'lost', at: now }, lastError } : { lastError });
-      this.sink.failed(phase.error);
+      const error = phase.error;
+      this.afterWrites(() => this.sink.failed(error));
       if (this.claim && !this.mirroring) this.claim.send({ type: 'failed', error: carried(phase.error) });
     }
     this.endClaim();
@@ -1020,6 +1026,15 @@ export class TaskFollower {
       this.pending.ack.reject(error);
       this.pending = undefined;
     }
+  }
+
+  /**
+   * Runs `then` (the handle learns how the follow ended) once the record writes so far landed, so that
+   * right after `done()` the store shows the outcome. A write that failed does not change how the task
+   * ended: it was reported as a `store-error` event, and `flush()` rejects with it.
+   */
+  private afterWrites(then: () => void): void {
+    void this.flush().then(then, then);
   }
 
   // ── applying what the agent said ──────────────────────────────────────────────────────────
@@ -1052,13 +1067,14 @@ export class TaskFollower {
       }
     }
     this.inputWait.update(r.state, this.pending !== undefined);
-    if (live && isTerminalState(r.state) && this.heldTerminal === undefined && this.gap && this.finalTask === undefined) {
-      // The end arrived live after a gap: the final check may still recover content the gap hid, and
-      // nothing may follow the terminal status (G2). Hold the status until that check has spoken.
+    if (live && isTerminalState(r.state) && this.heldTerminal === undefined) {
+      // The end arrived on a stream: the stream may still bring content after it, and after a gap the
+      // final check may recover content the gap hid — nothing may follow the terminal status (G2).
+      // Hold the status until the follow ends (or the final check has spoken).
       const at = events.findIndex((e) => e.type === 'status' && isTerminalState(e.state));
       if (at >= 0) {
-        this.heldTerminal = events.slice(at);
-        events = events.slice(0, at);
+        this.heldTerminal = events.slice(at, at + 1);
+        events = [...events.slice(0, at), ...events.slice(at + 1)];
       }
     }
     if (events.length > 0) this.emit(events);
@@ -1087,11 +1103,15 @@ export class TaskFollower {
       conn.seen++;
       if (item.id !== undefined) this.lastEventId = item.id;
       const event = item.event;
+      const ended = isTerminalState(r.state);
+      // After the end, a snapshot that is not terminal is stale: it may not take content back.
+      if (ended && event.kind === 'task' && !isTerminalState(event.status.state)) continue;
       const recovered = conn.subscription && event.kind === 'task';
       const applied = r.applyEvent(event, recovered || item.id !== undefined ? { recovered, eventId: item.id } : NO_OPTIONS);
       for (let i = 0; i < applied.length; i++) events.push(applied[i] as TaskEvent);
+      // Content after a terminal snapshot: that snapshot is no longer the whole result.
+      if (ended && applied.length > 0) this.finalTask = undefined;
       if (event.kind === 'task' && isTerminalState(event.status.state) && isTerminalState(r.state)) this.finalTask ??= event;
-      if (isTerminalState(r.state)) break;
     }
     this.deliver(events, true);
   }
@@ -1263,6 +1283,11 @@ export class TaskFollower {
       this.identify(taskId, first.event.contextId ?? '', 'stream');
     }
     const conn = this.open(feed, false, false);
+    // The link is up before anything read from it: the app hears `live` first.
+    if (this.connection !== 'live') {
+      this.connection = 'live';
+      this.emit([{ type: 'connection', state: 'live' }]);
+    }
     this.applyBatch(conn, batch);
     return { kind: 'task' };
   }
@@ -1326,6 +1351,7 @@ export class TaskFollower {
       progressed: false,
       healthy: false,
       seen: 0,
+      firstEventDue: undefined,
     };
     this.conn = conn;
     this.everConnected = true;
@@ -1345,9 +1371,22 @@ export class TaskFollower {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     idle.start();
+    // A subscription that promised a snapshot first and is still silent: ask early, not after idleProbeMs.
+    const due = conn.fresh ? conn.firstEventDue : undefined;
+    const { scheduler } = this.context;
+    const early =
+      due === undefined
+        ? undefined
+        : scheduler.setTimeout(() => {
+            conn.firstEventDue = undefined;
+            if (conn.fresh) void this.probe(idle, conn.controller.signal, () => conn.feed.close(), conn);
+          }, Math.max(0, due - scheduler.now()));
     try {
-      if (isTerminalState(r.state)) return { type: 'stream-ended' };
       for (;;) {
+        if (isTerminalState(r.state)) {
+          idle.stop();
+          return await this.drain(conn, signal);
+        }
         const batch = await conn.feed.read();
         if (batch === null) return { type: 'stream-ended' };
         idle.touch();
@@ -1361,7 +1400,6 @@ export class TaskFollower {
           }
         }
         this.applyBatch(conn, batch);
-        if (isTerminalState(r.state)) return { type: 'stream-ended' };
       }
     } catch (error) {
       if (this.behind) return { type: 'behind' };
@@ -1377,12 +1415,35 @@ export class TaskFollower {
       return { type: 'fatal', error: asTetherError(error, this.taskId) };
     } finally {
       idle.stop();
+      if (early !== undefined) scheduler.clearTimeout(early);
       signal.removeEventListener('abort', onAbort);
       conn.controller.abort();
       conn.feed.close();
       if (this.conn === conn) this.conn = undefined;
       this.ended = conn;
     }
+  }
+
+  /**
+   * The stream brought the terminal status: it is read on until its body ends (at most
+   * `terminalDrainMs`), so content an agent sends after the status — an artifact after `final: true` —
+   * is applied (G3). A status after it is dropped (G2), and the terminal status itself is held until the
+   * follow ends (see `deliver`), so the app sees that content before it. A break now is no failure: the
+   * task's end is known.
+   */
+  private async drain(conn: Connection, signal: AbortSignal): Promise<Outcome> {
+    const ms = this.context.resilience.terminalDrainMs;
+    if (ms <= 0) return { type: 'stream-ended' };
+    const { scheduler } = this.context;
+    const timer = scheduler.setTimeout(() => conn.feed.close(), ms);
+    try {
+      for (let batch = await conn.feed.read(); batch !== null; batch = await conn.feed.read()) this.applyBatch(conn, batch);
+    } catch {
+      // Closed at the deadline, or broken after the end: what arrived is applied.
+    } finally {
+      scheduler.clearTimeout(timer);
+    }
+    return signal.aborted ? INTERRUPTED : { type: 'stream-ended' };
   }
 
   /**
@@ -1467,14 +1528,23 @@ export class TaskFollower {
     if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
     r.newConnection();
     const resumeFrom = this.lastEventId;
+    const { scheduler, resilience } = this.context;
     // A subscription whose headers do not come is silence too: probe it like a live stream.
     const opening = new AbortController();
     const stop = (): void => opening.abort();
     signal.addEventListener('abort', stop, { once: true });
-    const idle: IdleTimer = new IdleTimer(this.context.scheduler, this.context.resilience.idleProbeMs, () =>
-      void this.probe(idle, opening.signal, stop),
-    );
+    const idle: IdleTimer = new IdleTimer(scheduler, resilience.idleProbeMs, () => void this.probe(idle, opening.signal, stop));
     idle.start();
+    // v1.0 promises a Task snapshot as a subscription's first event: silence soon after asking is suspect.
+    const promised = this.context.client.agent.subscribeSnapshot && resumeFrom === undefined && resilience.firstEventProbeMs > 0;
+    let due = promised ? scheduler.now() + resilience.firstEventProbeMs : undefined;
+    const early =
+      due === undefined
+        ? undefined
+        : scheduler.setTimeout(() => {
+            due = undefined;
+            void this.probe(idle, opening.signal, stop);
+          }, resilience.firstEventProbeMs);
     let feed: EventFeed;
     try {
       const opened = await this.openCounted(() => this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal));
@@ -1490,6 +1560,7 @@ export class TaskFollower {
       return { type: 'fatal', error: asTetherError(error, r.taskId) };
     } finally {
       idle.stop();
+      if (early !== undefined) scheduler.clearTimeout(early);
       signal.removeEventListener('abort', stop);
     }
     if (this.behind) {
@@ -1498,6 +1569,7 @@ export class TaskFollower {
     }
     this.gap = true;
     const conn = this.open(feed, true, resumeFrom !== undefined);
+    conn.firstEventDue = due;
     // Agents whose subscriptions start without a snapshot: ask for one now, in parallel. It belongs to
     // this connection (not to this step): when the connection ends, so does the catch-up, and a late
     // answer can never interrupt whatever the engine does next (e.g. a reply's send).

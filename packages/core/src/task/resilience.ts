@@ -26,6 +26,18 @@ export const RESILIENCE_DEFAULTS = {
    * Also the longest wait for the first event of the stream a send opens (`start()`, `reply()`).
    */
   idleProbeMs: 30_000,
+  /**
+   * A subscription to an agent whose subscriptions start with a Task snapshot (v1.0 promises it) that
+   * has sent nothing this long after it was asked for is suspect: the agent is asked (GetTask) whether
+   * the task moved — if it did, the engine reconnects; if not, the stream is kept (ms; 0 = only the
+   * idle probe).
+   */
+  firstEventProbeMs: 500,
+  /**
+   * After a stream's terminal status, how long it is read on for content the agent sends after it (an
+   * artifact after `final: true`) before the follow ends without waiting for the body to end (ms).
+   */
+  terminalDrainMs: 1_000,
   /** Streams in a row that ended or broke without progress before switching to polling. */
   emptyConnectionsBeforePolling: 3,
   /** While polling an agent that can stream: first wait before trying to stream again (ms); doubles per failed try. */

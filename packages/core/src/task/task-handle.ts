@@ -103,6 +103,14 @@ export class TaskHandle {
    * The task's events: deduplicated, in order, with `connection` events when the link drops and
    * recovers. One reader at a time; `break` or the signal stop reading (the task keeps running and
    * the handle keeps following it); a later reader continues where the last one stopped.
+   *
+   * How the loop ends says how the follow ended: after the task's terminal status (and the last
+   * `connection: closed`) it ends normally; when the follow failed — an agent error in the stream, a
+   * lost task, `RETRY_EXHAUSTED`, `INPUT_TIMEOUT` — it throws that typed error (the one `done()`
+   * rejects with) after the last event, so a loop without `done()` never mistakes a failure for the
+   * end. `detach()` ends it quietly: stopping watching is not a failure.
+   *
+   * @throws {TetherError} the error that ended the follow, after the last event.
    */
   events(options: { signal?: AbortSignal | undefined } = {}): AsyncIterable<TaskEvent> {
     return { [Symbol.asyncIterator]: () => this.queue.read(options.signal) };
@@ -205,7 +213,7 @@ export class TaskHandle {
   private onFailed(error: TetherError): void {
     if (this.settled) return;
     this.settled = true;
-    this.queue.close();
+    this.queue.close(error);
     this.final.reject(error);
   }
 }

@@ -96,7 +96,7 @@ export function collect(handle: TaskHandle): { events: TaskEvent[]; ended: Promi
   const events: TaskEvent[] = [];
   const ended = (async () => {
     for await (const e of handle.events()) events.push(e);
-  })();
+  })().catch(() => undefined); // a failed follow throws after its last event: done() reports it
   return { events, ended };
 }
 
