@@ -24,6 +24,7 @@ export type { ResilienceOptions } from './task/resilience.js';
 
 export { TaskHandle } from './task/task-handle.js';
 export type { CancelOutcome, CancelOptions, FollowOptions } from './task/follower.js';
+export type { Resend } from './task/delivery.js';
 export type { StartOptions, ResumeOptions } from './task/start-task.js';
 export type {
   TaskEvent,

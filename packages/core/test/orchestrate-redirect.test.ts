@@ -145,9 +145,11 @@ describe('the action ledger', () => {
     const { agent: a } = await agent({ versions: ['1.0'], scenarios: { echo: (ctx) => ctx.status('completed') } });
     const proxy: FaultProxy = await startFaultProxy({ target: a.origin });
     closers.push(() => proxy.close());
-    proxy.addFault({ kind: 'dropRequest', times: Infinity, match: { rpcMethod: /SendStreamingMessage/ } });
-    // One send and one look per engine attempt, so the test counts the orchestrator's resends.
-    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 5, maxDelayMs: 20, maxSendAttempts: 1, lostSendLookups: 1 } });
+    // A 503 before forwarding: the agent never sees it, and the client knows (a reset after the request
+    // went out would leave its fate unknown: see the next test).
+    proxy.addFault({ kind: 'status', status: 503, times: Infinity, match: { rpcMethod: /SendStreamingMessage/ } });
+    // One send per engine attempt, so the test counts the orchestrator's resends.
+    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 5, maxDelayMs: 20, maxSendAttempts: 1 } });
     const flow = await run({ id: 'l6', goal: 'g', agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: () => 'x' }] });
     const summary = await flow.done();
     expect(summary.record.nodes['n']?.state).toBe('failed');
@@ -158,8 +160,24 @@ describe('the action ledger', () => {
     expect(new Set(summary.record.nodes['n']?.attempts.map((x) => x.messageId))).toEqual(new Set([sends[0]?.key]));
     expect(summary.record.nodes['n']?.attempts).toHaveLength(3);
     expect(a.tasks.list()).toHaveLength(0);
-    // The ceiling: three sends dropped, nothing more.
-    expect(proxy.stats.droppedRequests).toBe(3);
+    // The ceiling: three sends refused, nothing more.
+    expect(proxy.stats.injectedStatus).toBe(3);
+  }, 20_000);
+
+  it('a send reset after it went out, that the engine looked for within its budget and did not find, is unresolved: not sent again (issue 16)', async () => {
+    const { agent: a } = await agent({ versions: ['1.0'], scenarios: { echo: (ctx) => ctx.status('completed') } });
+    const proxy: FaultProxy = await startFaultProxy({ target: a.origin });
+    closers.push(() => proxy.close());
+    proxy.addFault({ kind: 'dropRequest', times: Infinity, match: { rpcMethod: /SendStreamingMessage/ } });
+    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 5, maxDelayMs: 20, lostSendLookupMs: 300 } });
+    const flow = await run({ id: 'l7', goal: 'g', agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: () => 'x' }] });
+    const summary = await flow.done();
+    expect(summary.record.nodes['n']?.state).toBe('unresolved');
+    const sends = summary.record.ledger.filter((e) => e.operation === 'SendMessage');
+    expect(sends).toHaveLength(1);
+    expect(sends[0]?.outcome).toBe('unresolved');
+    expect(sends[0]?.history.map((h) => h.outcome)).toEqual(['intended', 'unknown', 'unresolved']);
+    expect(proxy.stats.droppedRequests).toBe(1); // sent once, never again
   }, 20_000);
 
   it('a send whose answer was lost where nothing can look for it (v0.3) is unresolved: not sent again, reported', async () => {

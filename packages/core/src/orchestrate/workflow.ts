@@ -3,6 +3,7 @@ import { TetherError, isTetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import { randomId, type MessageInput } from '../model/message-input.js';
 import type { Metadata, Part, Task } from '../model/types.js';
+import type { Resend } from '../task/delivery.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { TaskEvent, TaskView } from '../task/task-event.js';
 import { hashInput } from './canonical.js';
@@ -564,11 +565,19 @@ export class Workflow {
     this.follow(node, attempt, handle);
   }
 
-  /** A send whose answer never came: find its task before anything is sent again. */
-  private async resolveSend(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry | undefined): Promise<void> {
+  /**
+   * A send whose answer never came: find its task before anything is sent again. `lookedFor`: the
+   * engine already looked for it for its whole lookup budget (`DELIVERY_UNKNOWN`), so one more "not
+   * found" proves nothing either — unresolved, not sent again.
+   */
+  private async resolveSend(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry | undefined, lookedFor = false): Promise<void> {
     const found = await findSentTask(this.client(attempt.agent), this.record.contextId, attempt.messageId);
-    if (found === 'unknowable') {
-      if (entry) settle(entry, this.iso(), 'unresolved', 'the agent offers no way to look for the task (no ListTasks) or the lookup failed: not sent again');
+    if (found === 'unknowable' || (found === undefined && lookedFor)) {
+      const why =
+        found === 'unknowable'
+          ? 'the agent offers no way to look for the task (no ListTasks) or the lookup failed'
+          : 'no task with this message was found within the lookup budget (lostSendLookupMs), which proves nothing';
+      if (entry) settle(entry, this.iso(), 'unresolved', `${why}: not sent again`);
       attempt.state = 'unresolved';
       attempt.endedAt = this.iso();
       this.setNode(node, 'unresolved', `message ${attempt.messageId} may have reached ${attempt.agent}; nothing can show it, so it is not sent again`);
@@ -593,6 +602,13 @@ export class Workflow {
     else this.setNode(node, 'pending', 'its message was never delivered: sent again');
     await this.save();
     this.advance();
+  }
+
+  /** The engine sends the message again (same id, G6): the ledger says so (saved with the send's outcome). */
+  private onResend(entry: LedgerEntry, resend: Resend): void {
+    const why = resend.reason === 'not-delivered' ? 'the previous send surely never reached the agent' : 'its fate stayed unknown and the agent is said to deduplicate (resendUnknownDeliveries)';
+    settle(entry, this.iso(), 'intended', `sent again (send ${resend.attempt}, the same message id): ${why}: ${resend.error.message}`);
+    this.options.start?.onResend?.(resend);
   }
 
   private async launch(hop: HopSpec, node: NodeRecord): Promise<void> {
@@ -651,7 +667,7 @@ export class Workflow {
     let handle: TaskHandle;
     this.inflight.add(entry.id);
     try {
-      handle = await client.start({ ...body, messageId }, this.options.start);
+      handle = await client.start({ ...body, messageId }, { ...this.options.start, onResend: (resend) => this.onResend(entry, resend) });
     } catch (error) {
       this.inflight.delete(entry.id);
       attempt.error = errorInfo(error);
@@ -667,7 +683,8 @@ export class Workflow {
       settle(entry, this.iso(), 'unknown', attempt.error.message);
       await this.save();
       this.clearHopTimer(node, attempt);
-      await this.resolveSend(node, attempt, entry);
+      // DELIVERY_UNKNOWN: the engine already looked for it for its whole lookup budget.
+      await this.resolveSend(node, attempt, entry, isTetherError(error) && error.code === 'DELIVERY_UNKNOWN');
       return;
     }
     this.inflight.delete(entry.id);

@@ -33,20 +33,46 @@ export function sendVerdict(error: unknown): SendVerdict {
   return error.isRetryable ? 'unknown' : 'answered';
 }
 
+/**
+ * A message sent again with the same `messageId` (G6), as `onResend` is told before it leaves: the
+ * caller's record of what was sent (a workflow writes it into its ledger).
+ */
+export interface Resend {
+  /** The message's id: the same on every send of it. */
+  messageId: string;
+  /** The creating send (`client.start()`), or a `reply()`. */
+  purpose: 'start' | 'reply';
+  /** Which send of the message this is: 2 for the first send again. */
+  attempt: number;
+  /**
+   * Why it is sent again: the previous send surely never reached the agent (`not-delivered`: a
+   * connect-phase failure, HTTP 429 / 503), or its fate stayed unknown after the lookup and the agent is
+   * said to deduplicate by message id (`unknown`: only with `resendUnknownDeliveries`).
+   */
+  reason: 'not-delivered' | 'unknown';
+  /** How the previous send failed. */
+  error: TetherError;
+}
+
 const LOOKBACK_MS = 10 * 60_000;
 const MAX_PAGES = 5;
+/** The wait after the first fruitless look; it doubles up to {@link MAX_LOOK_GAP_MS}. */
+const FIRST_LOOK_GAP_MS = 250;
+const MAX_LOOK_GAP_MS = 2_000;
 
 /**
  * After a send whose answer was lost, looks for the task the message created or continued, so
  * nothing is sent twice:
  * - a reply (`taskId` set): GetTask with history, looking for the message id;
  * - a new task on an agent with ListTasks (v1.0): recent tasks, looking for the message id in their histories;
- * - a new task elsewhere (v0.3): nothing can tell — `DELIVERY_UNKNOWN`, unless the caller said the agent
- *   deduplicates by message id (`resendUnknownDeliveries`), then `undefined` (send again).
+ * - a new task elsewhere (v0.3): nothing can tell.
  *
- * `undefined` means "looked `lostSendLookups` times and it is not there". A look that failed
- * transiently proves nothing and is repeated with backoff instead of counted; when that budget runs
- * out this throws `RETRY_EXHAUSTED` rather than risk sending twice.
+ * An agent may store the task (or the reply) seconds after it took the message, so one "not there" proves
+ * nothing: it looks on for `lostSendLookupMs`, 250 ms apart at first, doubling up to 2 s, each look
+ * through the request-rate ceiling. When nothing was found — or nothing can look — it throws
+ * `DELIVERY_UNKNOWN`, unless the caller said the agent deduplicates by message id
+ * (`resendUnknownDeliveries`): then `undefined` (send again). A look that failed transiently proves
+ * nothing and is repeated with backoff; when that budget runs out this throws `RETRY_EXHAUSTED`.
  */
 export async function findDelivered(
   context: FollowContext,
@@ -55,10 +81,15 @@ export async function findDelivered(
   signal: AbortSignal,
 ): Promise<Task | undefined> {
   const { client, resilience, scheduler } = context;
-  if (message.taskId === undefined && !client.agent.listTasks) return unknowable(context, message);
+  if (message.taskId === undefined && !client.agent.listTasks) {
+    return unknown(context, message, 'this agent offers no way to look for the task it may have created (no ListTasks)');
+  }
   const has = (task: Task): boolean => task.history.some((m) => m.messageId === message.messageId);
   const budget = new RetryBudget(resilience, scheduler, context.random);
-  for (let looked = 0; looked < resilience.lostSendLookups; ) {
+  const deadline = scheduler.now() + resilience.lostSendLookupMs;
+  let gap = FIRST_LOOK_GAP_MS;
+  let looks = 0;
+  for (;;) {
     if (!(await limiter.acquire(signal))) throw aborted(message);
     try {
       if (message.taskId !== undefined) {
@@ -88,7 +119,9 @@ export async function findDelivered(
     } catch (error) {
       if (signal.aborted) throw aborted(message);
       // An agent whose card says v1.0 but that has no ListTasks after all.
-      if (message.taskId === undefined && error instanceof MethodNotFoundError) return unknowable(context, message);
+      if (message.taskId === undefined && error instanceof MethodNotFoundError) {
+        return unknown(context, message, 'this agent offers no way to look for the task it may have created (ListTasks: method not found)');
+      }
       if (!(error instanceof TetherError) || error instanceof A2AError || !error.isRetryable) throw error;
       const decision = budget.fail(error.retryAfterMs);
       if (!decision.retry) {
@@ -98,24 +131,28 @@ export async function findDelivered(
           { taskId: message.taskId, messageId: message.messageId, cause: error },
         );
       }
-      await sleep(scheduler, decision.delayMs, signal);
+      if (!(await sleep(scheduler, decision.delayMs, signal))) throw aborted(message);
       continue; // not a look: nothing was learned
     }
-    looked++;
-    // The agent may still be creating the task: look again shortly.
-    if (looked < resilience.lostSendLookups) await sleep(scheduler, 100 * looked, signal);
+    looks++;
+    // Not there (yet): the agent may still be storing it. Look again until the budget is spent.
+    const left = deadline - scheduler.now();
+    if (left <= 0) {
+      return unknown(context, message, `it was not found in ${looks} look${looks === 1 ? '' : 's'} over ${resilience.lostSendLookupMs} ms (lostSendLookupMs)`);
+    }
+    if (!(await sleep(scheduler, Math.min(gap, left), signal))) throw aborted(message);
+    gap = Math.min(gap * 2, MAX_LOOK_GAP_MS);
   }
-  return undefined;
 }
 
-/** Nothing can show whether the message arrived: resend only where the caller said the agent deduplicates. */
-function unknowable(context: FollowContext, message: Message): undefined {
+/** Nothing showed whether the message arrived: send again only where the caller said the agent deduplicates. */
+function unknown(context: FollowContext, message: Message, why: string): undefined {
   if (context.resilience.resendUnknownDeliveries) return undefined;
-  throw new TetherError(
-    'DELIVERY_UNKNOWN',
-    `the answer to message ${message.messageId} was lost and this agent offers no way to look for the task it may have created (no ListTasks); it was not sent again`,
-    { messageId: message.messageId },
-  );
+  throw new TetherError('DELIVERY_UNKNOWN', `the answer to message ${message.messageId} was lost and ${why}; it was not sent again`, {
+    taskId: message.taskId,
+    messageId: message.messageId,
+    maybeDelivered: true,
+  });
 }
 
 function aborted(message: Message): TetherError {

@@ -7,7 +7,7 @@ import { canLease, isActiveRecord, TASK_RECORD_VERSION, type CancelRecord, type 
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
 import type { CallOptions, SendOptions } from '../transport/transport.js';
 import { sleep, type TimerHandle } from '../util/scheduler.js';
-import { findDelivered, sendVerdict } from './delivery.js';
+import { findDelivered, sendVerdict, type Resend } from './delivery.js';
 import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
 import { IdleTimer } from './idle-probe.js';
@@ -33,6 +33,14 @@ export interface FollowOptions {
   inputTimeoutMs?: number | undefined;
   /** With `inputTimeoutMs`: also ask the agent to cancel the task. */
   cancelOnInputTimeout?: boolean | undefined;
+  /**
+   * Told of every send of a message again with the same `messageId` — the creating send's, and each
+   * `reply()`'s — before it leaves, with why (see {@link Resend}): a send that surely never reached the
+   * agent, or (only with `resendUnknownDeliveries`) one whose fate stayed unknown. Sends are never
+   * repeated silently: keep this record where you keep what you sent (a workflow writes it into its
+   * ledger). Called synchronously; what it throws is ignored.
+   */
+  onResend?: ((resend: Resend) => void) | undefined;
 }
 
 /** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
@@ -1224,7 +1232,18 @@ export class TaskFollower {
         }
         if (!(await sleep(scheduler, decision.delayMs, signal))) return INTERRUPTED;
         if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
+        // `unknown` here: the lookup found nothing and the caller said the agent deduplicates.
+        this.reportResend({ messageId: message.messageId, purpose, attempt: attempt + 1, reason: verdict, error: failure });
       }
+    }
+  }
+
+  /** The caller hears of every send of a message again, before it leaves (its own record: G6). */
+  private reportResend(resend: Resend): void {
+    try {
+      this.options.onResend?.(resend);
+    } catch {
+      // The app's callback failing is not the send failing.
     }
   }
 

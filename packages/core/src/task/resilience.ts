@@ -56,14 +56,20 @@ export const RESILIENCE_DEFAULTS = {
   maxBufferedEvents: 2_000,
   /** Check the final result with GetTask: after a gap only (default), or always. */
   finalCheck: 'after-gap' as 'after-gap' | 'always',
-  /** Looks (ListTasks on v1.0, GetTask history for a reply) for a send whose answer was lost, before sending again. */
-  lostSendLookups: 3,
-  /** Times a message is sent in all (the first send included) when its answers keep getting lost. */
+  /**
+   * How long to look for a send whose answer was lost — ListTasks on v1.0, the task's history for a
+   * reply — before giving up with `DELIVERY_UNKNOWN` (ms). An agent may store the task seconds after it
+   * took the message, so a short "not found" proves nothing. Looks are paced (250 ms apart at first,
+   * doubling up to 2 s) under the request-rate ceiling; 0 looks once.
+   */
+  lostSendLookupMs: 30_000,
+  /** Times a message is sent in all (the first send included) while its sends surely never reach the agent. */
   maxSendAttempts: 4,
   /**
-   * A creating send whose answer was lost, on an agent where nothing can show whether it arrived (v0.3 has
-   * no ListTasks): `false` (default) fails with `DELIVERY_UNKNOWN`; `true` sends it again with the same
-   * message id — only for agents known to deduplicate by message id.
+   * A send whose answer was lost and that nothing showed arrived — the lookup found no trace within
+   * `lostSendLookupMs`, or (v0.3, a creating send) there is no way to look: `false` (default) fails with
+   * `DELIVERY_UNKNOWN`; `true` sends it again with the same message id — only for agents known to
+   * deduplicate by message id. Every send again is reported to `onResend`.
    */
   resendUnknownDeliveries: false as boolean,
   /** The request-rate ceiling outside a live stream: at most this many requests … */

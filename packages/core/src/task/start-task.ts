@@ -37,10 +37,10 @@ function chooseMode(context: FollowContext, delivery: FollowOptions['delivery'])
  * (G1) — or with a message handle when the agent answered directly.
  */
 export async function startTask(context: FollowContext, input: MessageInput, options: StartOptions = {}): Promise<TaskHandle> {
-  const { delivery, inputTimeoutMs, cancelOnInputTimeout, ...send } = options;
+  const { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, ...send } = options;
   const message = toMessage(input, context.newId);
   const holder: { handle?: TaskHandle } = {};
-  const follower = new TaskFollower(context, TaskHandle.sink(() => holder.handle), { inputTimeoutMs, cancelOnInputTimeout });
+  const follower = new TaskFollower(context, TaskHandle.sink(() => holder.handle), { inputTimeoutMs, cancelOnInputTimeout, onResend });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
   const handle = (holder.handle = new TaskHandle(context, follower));
   const ack = await follower.start(message, chooseMode(context, delivery), send);

@@ -38,6 +38,13 @@ export interface TestAgentBehaviour {
   misbehave?: readonly Misbehaviour[] | undefined;
   /** Parameters of the misbehaviours (a task's own `mb*` parameters win over these). */
   misbehaveParams?: MisbehaviourParams | undefined;
+  /**
+   * The next N sends that create a task (a message without `taskId`; SendMessage or
+   * SendStreamingMessage, either binding and version) lose their answer: the agent takes the message
+   * and runs it as usual, then resets the connection before answering anything, so the client never
+   * learns what happened. Counts down per such send (set it again with `setBehaviour`). Default 0.
+   */
+  loseAnswers?: number | undefined;
 }
 
 /** Credentials the agent accepts. Any configured scheme is enough (OR). */

@@ -27,9 +27,12 @@ const echo: ScenarioFn = (ctx) => {
 };
 
 /**
- * `stream updates=3 chunks=5 delayMs=5 chunkSize=? unicode=0`: submitted, then `updates` working statuses
- * (`step 1`…) interleaved with `chunks` chunks of the artifact `result` (`chunk-1;`…), then completed.
- * `unicode=1` makes the chunks `chunk-1;é✓😀`…, multi-byte characters to cut inside.
+ * `stream updates=3 chunks=5 delayMs=5 chunkSize=? unicode=0 createAfterMs=0`: submitted, then `updates`
+ * working statuses (`step 1`…) interleaved with `chunks` chunks of the artifact `result` (`chunk-1;`…),
+ * then completed. `unicode=1` makes the chunks `chunk-1;é✓😀`…, multi-byte characters to cut inside.
+ * `createAfterMs=N`: the agent takes the message, works N ms, and only then creates the task (as the
+ * official server stores a task only once its executor publishes it): until then no stream, GetTask or
+ * ListTasks shows it.
  */
 const stream: ScenarioFn = async (ctx) => {
   const updates = intParam(ctx, 'updates', 3);
@@ -37,6 +40,8 @@ const stream: ScenarioFn = async (ctx) => {
   const delayMs = intParam(ctx, 'delayMs', 5);
   const chunkSize = ctx.params['chunkSize'] === undefined ? undefined : intParam(ctx, 'chunkSize', 0);
   const unicode = intParam(ctx, 'unicode', 0) !== 0;
+  const createAfterMs = intParam(ctx, 'createAfterMs', 0);
+  if (createAfterMs > 0) await ctx.sleep(createAfterMs);
   ctx.status('submitted');
   for (let i = 1; i <= Math.max(updates, chunks); i++) {
     if (i <= updates) {

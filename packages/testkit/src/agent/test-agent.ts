@@ -9,6 +9,7 @@ import type { CardUrls } from './card.js';
 import { readBody, sendJson } from './http-io.js';
 import type { RequestBody } from './http-io.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
+import { isCreatingSend } from './lose-answer.js';
 import { checkMisbehaviourNames } from './misbehaviour.js';
 import type { TestTaskRecord } from './model.js';
 import { AgentOperations } from './operations.js';
@@ -196,8 +197,15 @@ class TestAgentServer implements TestAgent {
       }
       if (!this.authorize(req, res, url)) return;
       const request = { req, res, url, body, ops: this.ops, options: this.options };
-      if (jsonRpc) await handleJsonRpc({ ...request, path: '' });
-      else await handleRest({ ...request, path: sub.slice(REST_PATH.length) });
+      const restPath = jsonRpc ? undefined : sub.slice(REST_PATH.length);
+      // The binding takes the message and starts its run before its first await.
+      const handled = restPath === undefined ? handleJsonRpc({ ...request, path: '' }) : handleRest({ ...request, path: restPath });
+      if (this.losesAnswer(body, restPath)) {
+        req.socket.resetAndDestroy();
+        await handled.catch(() => undefined);
+        return;
+      }
+      await handled;
     } catch (error) {
       if (!res.headersSent) {
         sendJson(res, 500, { error: { code: 500, status: 'INTERNAL', message: String(error) } });
@@ -205,6 +213,14 @@ class TestAgentServer implements TestAgent {
         res.destroy();
       }
     }
+  }
+
+  /** `loseAnswers`: this creating send's answer is lost (counted down). */
+  private losesAnswer(body: RequestBody, restPath: string | undefined): boolean {
+    const left = this.options.behaviour.loseAnswers ?? 0;
+    if (left <= 0 || !isCreatingSend(body, restPath)) return false;
+    this.options.behaviour.loseAnswers = left - 1;
+    return true;
   }
 
   private record(req: IncomingMessage, url: URL, body: RequestBody): void {
