@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A2AError, MemoryTaskStore, RESILIENCE_DEFAULTS, type TaskEvent, type TaskRecord, type TaskStore } from '../src/index.js';
+import { rpcFrame } from './helpers/scripted-server.js';
 import {
   chunkFrame,
   connections,
+  CTX,
   errorFrame,
   rebuild,
   record,
@@ -101,6 +103,30 @@ describe('content after the terminal status', () => {
     expect(kinds).toEqual(['working', 'artifact', 'completed']);
     expect(events.at(-1)).toEqual({ type: 'connection', state: 'closed' });
     expect(handle.view.artifacts).toEqual(final.artifacts);
+  });
+
+  it('v0.3, as an independent server sends it: status completed with final: true, then the artifact, then the end', async () => {
+    const v03 = await startScriptedAgent('0.3');
+    try {
+      v03.handlers['message/stream'] = (_rpc, res) =>
+        v03.sse(
+          res,
+          [
+            rpcFrame({ kind: 'task', id: T, contextId: CTX, status: { state: 'working' } }),
+            rpcFrame({ kind: 'status-update', taskId: T, contextId: CTX, status: { state: 'completed' }, final: true }),
+            rpcFrame({ kind: 'artifact-update', taskId: T, contextId: CTX, artifact: { artifactId: 'answer', parts: [{ kind: 'text', text: 'the answer' }] }, lastChunk: true }),
+          ],
+          true,
+        );
+      const client = await v03.client();
+      const handle = await client.start('go');
+      const events = record(handle);
+      const final = await within(v03.clock, handle.done());
+      expect(final.artifacts).toEqual([{ artifactId: 'answer', parts: [{ kind: 'text', text: 'the answer' }] }]);
+      expect(events.filter((e) => e.type !== 'connection').map((e) => (e.type === 'status' ? e.state : e.type))).toEqual(['working', 'artifact', 'completed']);
+    } finally {
+      await v03.close();
+    }
   });
 
   it('in separate network chunks after a terminal Task snapshot too', async () => {
