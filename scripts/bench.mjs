@@ -10,15 +10,19 @@
 //      handle.events(); plus the server's own rate (a raw socket that drops the bytes) and its CPU time.
 //   2. Heap per open task (1,000 long tasks streaming at once) and heap slope over sequential tasks,
 //      on the testkit agent in a child process.
-//   3. Resume latency of a task handle with default resilience on the testkit agent behind the testkit
-//      fault proxy: cut → next app event and → `live`; the delays the engine chose; requests per cut.
+//   3. Resume latency of a task handle with default resilience behind the testkit fault proxy — on the
+//      testkit agent (v1.0, v0.3; a cut every 300–500 events) and on the official v1.0 server
+//      (@a2a-js/sdk, through tsx; a cut every 5–15 events): cut → next app event and → `live`; the
+//      delays the engine chose; requests per cut. `--resume-resilience=JSON` overrides resilience
+//      settings for these runs (e.g. '{"firstEventProbeMs":0}'); `--only=resume-official` runs only
+//      the official server's.
 //   4. Push receiver (scripts/bench/push.mjs): verified pushes per second and p50/p99 latency for
 //      token, JWT (ES256) and HMAC; heap and what it holds under a flood with a stuck subscriber.
 //   5. Hostile input (scripts/bench/hostile.mjs): one call on 64 KB … 1 MB of markup-like or CR-only
 //      text (SSE events, error pages, unary replies), ms per size and the growth per doubling (linear ≈ 2×).
 // Every client gets an undici pool of 2,048 sockets per origin (Tether's node default is 1,024).
 // Prints tables; writes everything to bench/results.json (git-ignored).
-//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume,push,hostile]   (or: pnpm bench push)
+//   node scripts/bench.mjs [--quick] [--only=throughput,heap,slope,resume,resume-official,push,hostile]   (or: pnpm bench push)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -71,10 +75,13 @@ const CONFIG = {
     task: 'slow steps=100000 delayMs=5',
     maxSeconds: quick ? 40 : 120,
     seed: 20261201,
+    // The official server emits a status and a chunk every 150 ms: a cut every 5–15 events is about
+    // one cut a second, under the engine's request-rate ceiling (2 requests per second).
+    official: { cuts: quick ? 40 : 200, task: 'slow steps=100000 delayMs=150', cutAfter: [5, 15], maxSeconds: quick ? 90 : 300 },
   },
   push: {
     verify: { pushes: quick ? 2_000 : 10_000, concurrency: 32, tasks: 100 },
-    flood: { pushes: quick ? 5_000 : 20_000, tasks: 10, maxQueue: 1_000, concurrency: 32 },
+    flood: { pushes: quick ? 5_000 : 20_000, tasks: 10, maxPendingPerTask: 100, concurrency: 32 },
   },
   hostile: { sizes: [64, 128, 256, 512, 1024].map((kib) => kib * 1024), rounds: quick ? 5 : 15 },
 };
@@ -156,17 +163,23 @@ if (runs('slope')) {
 }
 
 // 3. Resume --------------------------------------------------------------------------------------
-if (runs('resume')) {
+const resumeResilienceArg = args.find((arg) => arg.startsWith('--resume-resilience='));
+const resumeResilience = resumeResilienceArg === undefined ? undefined : JSON.parse(resumeResilienceArg.slice('--resume-resilience='.length));
+if (runs('resume') || runs('resume-official')) {
   results.resume = {};
-  for (const version of ['1.0', '0.3']) {
-    const { cuts } = CONFIG.resume[version];
-    log(`resume v${version}: ${cuts} cuts of "${CONFIG.resume.task}" through the fault proxy, default resilience`);
+  const official = CONFIG.resume.official;
+  const plan = [
+    ...(runs('resume') ? ['1.0', '0.3'].map((version) => ({ key: version, version, agent: 'testkit', ...CONFIG.resume[version], task: CONFIG.resume.task, maxSeconds: CONFIG.resume.maxSeconds })) : []),
+    { key: 'official v1.0', version: '1.0', agent: 'official', ...official },
+  ];
+  for (const { key, ...run } of plan) {
+    log(`resume ${key}: ${run.cuts} cuts of "${run.task}" through the fault proxy, ${resumeResilience ? `resilience ${JSON.stringify(resumeResilience)}` : 'default resilience'}`);
     try {
-      results.resume[version] = await resumeLatency({ version, cuts, task: CONFIG.resume.task, maxSeconds: CONFIG.resume.maxSeconds, seed: CONFIG.resume.seed, log });
-      if (results.resume[version].error) errors.push(`resume v${version}: ${results.resume[version].error}`);
+      results.resume[key] = await resumeLatency({ ...run, seed: CONFIG.resume.seed, resilience: resumeResilience, log });
+      if (results.resume[key].error) errors.push(`resume ${key}: ${results.resume[key].error}`);
     } catch (error) {
-      errors.push(`resume v${version}: ${error?.stack ?? error}`);
-      log(`✖ resume v${version}: ${error}`);
+      errors.push(`resume ${key}: ${error?.stack ?? error}`);
+      log(`✖ resume ${key}: ${error}`);
     }
   }
 }
@@ -286,32 +299,30 @@ if (results.heapSlope) {
 }
 
 if (results.resume) {
-  console.log(`\n3. RESUME LATENCY — Tether handle, default resilience, "${CONFIG.resume.task}" on the testkit agent behind the fault proxy`);
+  console.log(`\n3. RESUME LATENCY — Tether handle, ${resumeResilience ? `resilience ${JSON.stringify(resumeResilience)}` : 'default resilience'}, behind the fault proxy: "${CONFIG.resume.task}" on the testkit agent, "${CONFIG.resume.official.task}" on the official v1.0 server`);
   console.log('   cut = the client sees its SSE body end (reset or clean end); app event = first non-connection TaskEvent from a request made after the cut');
   console.log(`   delay = what the engine chose (the delayMs of its reconnecting events: full jitter, first ceiling ${RESILIENCE_DEFAULTS.initialDelayMs} ms)`);
   const ms = (s) => (s ? `${s.p50} / ${s.p99} / ${s.max}` : '—');
   const rows = [];
-  for (const version of ['1.0', '0.3']) {
-    const r = results.resume[version];
-    if (!r) continue;
-    const cutsText = `${r.cutsSeenByClient} (${r.cutsByProxy.reset} reset, ${r.cutsByProxy.end} end, ${r.cutsPlanned.midEvent} mid-event)`;
+  const label = (key) => (key.startsWith('official') ? key : `testkit v${key}`);
+  for (const [key, r] of Object.entries(results.resume)) {
+    const cutsText = `${r.cutsSeenByClient} (${r.cutsByProxy.reset} reset, ${r.cutsByProxy.end} end, ${r.cutsPlanned.midEvent} mid-event; every ${r.cutAfter.join('–')} events)`;
     const methods = Object.entries(r.requestsByMethod)
       .filter(([method]) => !method.startsWith('GET '))
       .map(([method, count]) => `${method} ${count}`)
       .join(', ');
-    rows.push([`v${version}`, cutsText, ms(r.toAppEventMs), ms(r.toLiveMs), ms(r.chosenDelayMs), r.requestsPerCut ?? '—', methods, r.error ? 'ERROR' : '']);
+    rows.push([label(key), cutsText, ms(r.toAppEventMs), r.slowerThan1s, ms(r.toLiveMs), ms(r.chosenDelayMs), r.requestsPerCut ?? '—', methods, r.error ? 'ERROR' : '']);
   }
-  console.log(table(['', 'cuts', '→ app event p50/p99/max ms', '→ live p50/p99/max ms', 'delay p50/p99/max ms', 'req/cut', 'requests', ''], rows));
-  for (const version of ['1.0', '0.3']) {
-    const r = results.resume[version];
-    if (!r) continue;
+  console.log(table(['', 'cuts', '→ app event p50/p99/max ms', '> 1 s', '→ live p50/p99/max ms', 'delay p50/p99/max ms', 'req/cut', 'requests', ''], rows));
+  for (const [key, r] of Object.entries(results.resume)) {
+    const version = label(key);
     const notes = [];
     if (r.cutAgainBeforeAppEvent > 0) notes.push(`${r.cutAgainBeforeAppEvent} cut(s) were cut again before any app event (without them → app event ${ms(r.toAppEventNoSecondCutMs)} ms)`);
     notes.push(`${r.switchesToPolling} switch(es) to polling over ${r.tasks} task(s)${r.cutsFollowedByPolling ? ` (${r.cutsFollowedByPolling} cut(s) followed by the switch left out of the latencies)` : ''}`);
     notes.push(`${r.emptyConnections} of ${r.sseConnections} SSE connections brought the client no byte, ${r.connectionsWithoutWholeEvent} no whole event`);
     const later = Object.entries(r.reconnectAttempts ?? {}).filter(([n]) => n !== '1');
     notes.push(`reconnect attempts: ${r.reconnectAttempts?.['1'] ?? 0} first${later.map(([n, count]) => `, ${count} #${n}`).join('')}`);
-    console.log(`   v${version}: ${notes.join('; ')}`);
+    console.log(`   ${version}: ${notes.join('; ')}`);
   }
 }
 
@@ -326,8 +337,8 @@ if (results.push) {
   if (f) {
     console.log(
       table(
-        ['flood', 'pushes', 'tasks', 'maxQueue', 'heap Δ after GC (KB)', 'held notices', 'pending pushes', 'answers'],
-        [['stuck subscriber', num(f.pushes), f.tasks, num(f.maxQueue), num(f.heapDeltaKb), f.held.heldNotices, num(f.held.pendingPushes), JSON.stringify(f.statuses)]],
+        ['flood', 'pushes', 'tasks', 'maxPendingPerTask', 'heap Δ after GC (KB)', 'held notices', 'pending pushes', 'answers'],
+        [['stuck subscriber', num(f.pushes), f.tasks, num(f.maxPendingPerTask), num(f.heapDeltaKb), f.held.heldNotices, num(f.held.pendingPushes), JSON.stringify(f.statuses)]],
       ),
     );
   }

@@ -75,7 +75,7 @@ async function post(dispatcher, url, payload, headers) {
 export async function pushVerify({ kind, pushes, concurrency, tasks }) {
   const all = await kinds();
   const { options, headers } = all[kind];
-  const receiver = createPushReceiver({ ...options, maxQueue: pushes + 1, replayCacheSize: pushes + 1_000 });
+  const receiver = createPushReceiver({ ...options, maxPendingPerTask: pushes + 1, replayCacheSize: pushes + 1_000 });
   const taskIds = Array.from({ length: tasks }, (_, i) => `task-${i}`);
   let delivered = 0;
   for (const id of taskIds) {
@@ -127,9 +127,9 @@ export async function pushVerify({ kind, pushes, concurrency, tasks }) {
 }
 
 /** Heap and what the receiver holds under a flood with a subscriber that never takes a notice. */
-export async function pushFlood({ pushes, tasks, maxQueue, concurrency }) {
+export async function pushFlood({ pushes, tasks, maxPendingPerTask, concurrency }) {
   const token = randomUUID();
-  const receiver = createPushReceiver({ token, maxQueue });
+  const receiver = createPushReceiver({ token, maxPendingPerTask });
   const taskIds = Array.from({ length: tasks }, (_, i) => `task-${i}`);
   for (const id of taskIds) {
     receiver.expect(id);
@@ -145,7 +145,7 @@ export async function pushFlood({ pushes, tasks, maxQueue, concurrency }) {
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
     });
     const after = await heapAfterGc();
-    return { pushes, tasks, maxQueue, heapDeltaKb: round((after - before) / 1024), held: receiver.stats(), statuses: Object.fromEntries(statuses) };
+    return { pushes, tasks, maxPendingPerTask, heapDeltaKb: round((after - before) / 1024), held: receiver.stats(), statuses: Object.fromEntries(statuses) };
   } finally {
     receiver.close();
     await dispatcher.close();

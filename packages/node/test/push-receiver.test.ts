@@ -259,6 +259,36 @@ describe('push receiver with a token', () => {
     expect(seen.notices.map((notice) => notice.status?.state)).toEqual(['working', 'completed']);
   });
 
+  it('a token push replayed byte for byte after other pushes, within windowSec, is a repeat: 200, not delivered (issue 16)', async () => {
+    let nowMs = 1_900_000_000_000;
+    const { receiver, url } = await started({ now: () => nowMs });
+    receiver.expect('t1');
+    const seen = recorder(receiver, 't1');
+    const chunk = (i: number): string => JSON.stringify({ artifactUpdate: { taskId: 't1', contextId: 'c', artifact: { artifactId: 'a', parts: [{ text: `chunk ${i}` }] }, append: true } });
+    expect((await post(url, chunk(0))).status).toBe(202);
+    for (let i = 1; i <= 40; i += 1) expect((await post(url, chunk(i))).status).toBe(202);
+    nowMs += 299_000;
+    expect((await post(url, chunk(0))).status).toBe(200); // 40 pushes and 299 s later: still a repeat
+    await seen.next(1);
+    await settle();
+    expect(seen.notices.reduce((sum, notice) => sum + notice.pushes, 0)).toBe(41);
+    // Past the window the body is no longer remembered: the same bytes are a new push.
+    nowMs += 2_000;
+    expect((await post(url, chunk(0))).status).toBe(202);
+  });
+
+  it('remembers at most maxRememberedBodies bodies per task, the oldest forgotten first', async () => {
+    const { receiver, url } = await started({ maxRememberedBodies: 20 });
+    receiver.expect('t1');
+    receiver.expect('t2');
+    const chunk = (taskId: string, i: number): string => JSON.stringify({ artifactUpdate: { taskId, contextId: 'c', artifact: { artifactId: 'a', parts: [{ text: `chunk ${i}` }] } } });
+    for (let i = 0; i < 30; i += 1) expect((await post(url, chunk('t1', i))).status).toBe(202);
+    for (let i = 0; i < 5; i += 1) expect((await post(url, chunk('t2', i))).status).toBe(202);
+    expect(receiver.stats().rememberedBodies).toBe(25);
+    expect((await post(url, chunk('t1', 29))).status).toBe(200);
+    expect((await post(url, chunk('t1', 0))).status).toBe(202); // forgotten: past the bound
+  });
+
   it('merges pushes that arrive while the subscriber is busy; older timestamps lose', async () => {
     const { receiver, url } = await started();
     receiver.expect('t1');
@@ -297,9 +327,9 @@ describe('push receiver with a token', () => {
     expect((await post(url, v1Status('t2', 'working'))).status).toBe(404);
   });
 
-  it('a flood of 5,000 pushes for 10 tasks and a stuck subscriber: 429 beyond the queue, O(tasks) held, latest state delivered', async () => {
-    const maxQueue = 1000;
-    const receiver = createPushReceiver({ token: TOKEN, maxQueue });
+  it('a flood of 5,000 pushes for 10 tasks and a stuck subscriber: 429 beyond each task’s bound, O(tasks) held, latest state delivered', async () => {
+    const maxPendingPerTask = 100;
+    const receiver = createPushReceiver({ token: TOKEN, maxPendingPerTask });
     cleanups.push(() => receiver.close());
     const tasks = Array.from({ length: 10 }, (_, i) => `task-${i}`);
     const latest = new Map<string, TaskState | undefined>();
@@ -341,10 +371,10 @@ describe('push receiver with a token', () => {
       maxHeld = Math.max(maxHeld, receiver.stats().heldNotices);
     }
     // The first notice of each task was handed to the (stuck) listener; the rest wait, merged.
-    expect(accepted).toBe(maxQueue + tasks.length);
+    expect(accepted).toBe(tasks.length * (1 + maxPendingPerTask));
     expect(refused).toHaveLength(bodies.length - accepted);
     expect(maxHeld).toBeLessThanOrEqual(tasks.length);
-    expect(receiver.stats()).toMatchObject({ heldNotices: tasks.length, pendingPushes: maxQueue });
+    expect(receiver.stats()).toMatchObject({ heldNotices: tasks.length, pendingPushes: tasks.length * maxPendingPerTask });
 
     // The subscriber catches up; the sender retries what was refused (as Retry-After asks), in order.
     stuck = false;

@@ -23,6 +23,8 @@ export interface VerifiedHmac {
 }
 
 const TIMESTAMP = /^\d{1,15}$/;
+// Ids are remembered against replays: a bounded length bounds what one entry holds.
+const MAX_ID_LENGTH = 256;
 
 function keyOf(secret: string | Uint8Array): Buffer {
   if (typeof secret !== 'string') return Buffer.from(secret);
@@ -43,14 +45,26 @@ export class HmacCheck {
     this.#windowSec = windowSec;
   }
 
-  /** Verifies the headers against the raw body; returns why not as a string. */
-  verify(headers: HmacHeaders, rawBody: Uint8Array, nowMs: number): VerifiedHmac | string {
+  /**
+   * Checks what needs no body: the id and the timestamp (format and window). Returns why not as a
+   * string; `undefined` when they pass. The receiver calls it before reading the body.
+   */
+  checkHeaders(headers: HmacHeaders, nowMs: number): string | undefined {
     if (headers.id === '') return 'webhook-id is empty';
+    if (headers.id.length > MAX_ID_LENGTH) return `webhook-id is longer than ${MAX_ID_LENGTH} characters`;
     if (!TIMESTAMP.test(headers.timestamp)) return 'webhook-timestamp is not a number of seconds';
     const timestampSec = Number(headers.timestamp);
     if (Math.abs(nowMs / 1000 - timestampSec) > this.#windowSec) {
       return `webhook-timestamp ${timestampSec} is more than ${this.#windowSec} s from now`;
     }
+    return undefined;
+  }
+
+  /** Verifies the headers against the raw body; returns why not as a string. */
+  verify(headers: HmacHeaders, rawBody: Uint8Array, nowMs: number): VerifiedHmac | string {
+    const refused = this.checkHeaders(headers, nowMs);
+    if (refused !== undefined) return refused;
+    const timestampSec = Number(headers.timestamp);
     const expected = createHmac('sha256', this.#key)
       .update(`${headers.id}.${headers.timestamp}.`, 'utf8')
       .update(rawBody)

@@ -10,10 +10,13 @@ import type { PushHmacOptions } from './hmac-check.js';
 import { bodyHashMatches, JwtCheck, JwtRefusal, looksLikeJwt } from './jwt-check.js';
 import type { PushJwtOptions, VerifiedJwt } from './jwt-check.js';
 import type { PushListener } from './push-notice.js';
+import { senderOf } from './push-sender.js';
+import type { PushCredential } from './push-sender.js';
 import { readNodeBody, readWebBody } from './read-body.js';
-import type { BoundedBody } from './read-body.js';
+import type { BodyRead } from './read-body.js';
 import { ReplayCache } from './replay-cache.js';
 import { TaskMailboxes } from './task-mailboxes.js';
+import { UnverifiedBudget } from './unverified-budget.js';
 
 /** Options of {@link createPushReceiver}. At least one of `token`, `jwt`, `hmac` is required. */
 export interface PushReceiverOptions {
@@ -28,11 +31,26 @@ export interface PushReceiverOptions {
   hmac?: PushHmacOptions | undefined;
   /** Largest body (bytes); larger → 413. Default {@link PUSH_RECEIVER_DEFAULTS}.maxBodyBytes (256 KiB). */
   maxBodyBytes?: number | undefined;
-  /** Allowed clock skew (seconds) of a JWT `iat` or `webhook-timestamp`, either way. Default 300. */
+  /** How long (ms) a body may take to arrive; slower → 408 and the connection closed. Default 10 000. */
+  bodyTimeoutMs?: number | undefined;
+  /**
+   * Bytes that bodies not verifiable before they are read (HMAC-signed, with no token that opens an
+   * expected task) may hold together; a body that does not fit → 503 at once, unread. Default 4 MiB.
+   */
+  maxUnverifiedBytes?: number | undefined;
+  /**
+   * Allowed clock skew (seconds) of a JWT `iat` or `webhook-timestamp`, either way; also how long a
+   * task remembers the bodies it accepted, to answer a byte-identical one 200. Default 300.
+   */
   windowSec?: number | undefined;
-  /** Accepted pushes not yet taken by a subscriber before answering 429. Default 1000. */
-  maxQueue?: number | undefined;
-  /** JWT / webhook ids remembered against replays. Default 10 000; when full of live ids → 429. */
+  /**
+   * Accepted pushes for one task from one sender (see docs/node.md, "Floods") not yet taken by the
+   * task's listener before that sender's pushes for that task are answered 429. Default 100.
+   */
+  maxPendingPerTask?: number | undefined;
+  /** Bodies remembered per task within `windowSec` (the oldest forgotten first). Default 256. */
+  maxRememberedBodies?: number | undefined;
+  /** JWT / webhook ids remembered against replays, per sender. Default 10 000; a sender's share full of live ids → 429. */
   replayCacheSize?: number | undefined;
   /** `Retry-After` (seconds) of a 429. Default 1. */
   retryAfterSec?: number | undefined;
@@ -60,10 +78,14 @@ export interface PushReceiverStats {
   readonly tasks: number;
   /** Pending notices (at most one per task: merged). */
   readonly heldNotices: number;
-  /** Accepted pushes those notices stand for (bounded by `maxQueue`). */
+  /** Accepted pushes those notices stand for (at most `maxPendingPerTask` per task and sender). */
   readonly pendingPushes: number;
-  /** Ids in the replay cache (bounded by `replayCacheSize`). */
+  /** Ids in the replay cache (at most `replayCacheSize` per sender). */
   readonly replayIds: number;
+  /** Body digests remembered against repeats (at most `maxRememberedBodies` per task). */
+  readonly rememberedBodies: number;
+  /** Bytes reserved by bodies being read that are not verifiable yet (at most `maxUnverifiedBytes`, or one body). */
+  readonly unverifiedBytes: number;
 }
 
 /** A webhook endpoint for A2A push notifications; see {@link createPushReceiver}. */
@@ -93,7 +115,7 @@ export interface PushReceiver {
 interface IncomingPush {
   readonly method: string;
   header(name: string): string | undefined;
-  readBody(limit: number): Promise<BoundedBody>;
+  readBody(limit: number, timeoutMs: number): Promise<BodyRead>;
 }
 
 /** The answer, whatever the server. `consumed`: the body was read to its end. */
@@ -137,11 +159,14 @@ function innerMismatch(event: StreamEvent, taskId: string): string | undefined {
  * compared in constant time, a JWT verified against a JWKS, or a Standard Webhooks HMAC signature),
  * bounds what it reads and holds, accepts only tasks you `expect()`, decodes v1.0 (StreamResponse)
  * and v0.3 (whole Task) bodies with the core decoders, answers at once (202, before any listener
- * runs), and merges pushes per task for slow subscribers. Answers: 202 accepted; 200 a repeat
- * (same body, same `jti` or `webhook-id`) or an older state, accepted but not delivered; 400 not
- * JSON or not an A2A event; 401 unauthenticated; 404 task not expected; 405 not POST; 409 the
+ * runs), and merges pushes per task for slow subscribers. Its bounds are per task and per sender,
+ * so a flood of one task never gets another task's push refused. Answers: 202 accepted; 200 a
+ * repeat (the same body for the task within `windowSec`, the same `jti` or `webhook-id`) or an
+ * older state, accepted but not delivered; 400 not JSON or not an A2A event; 401 unauthenticated;
+ * 404 task not expected; 405 not POST; 408 the body did not arrive within `bodyTimeoutMs`; 409 the
  * event names another task inside, or a `webhook-id` reused for another body; 413 body too large;
- * 415 not JSON; 429 queue or replay cache full (with `Retry-After`); 503 closed or JWKS unreachable.
+ * 415 not JSON; 429 this sender's pushes pending for this task, or its replay ids, at their bound
+ * (with `Retry-After`); 503 closed, JWKS unreachable, or the budget of unverifiable bodies full.
  *
  * @throws TetherError `INVALID_ARGUMENT` when no authentication is configured or an option is invalid.
  */
@@ -165,8 +190,11 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     throw new TetherError('INVALID_ARGUMENT', 'createPushReceiver: hmac.secret must not be empty');
   }
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, PUSH_RECEIVER_DEFAULTS.maxBodyBytes);
+  const bodyTimeoutMs = positive('bodyTimeoutMs', options.bodyTimeoutMs, PUSH_RECEIVER_DEFAULTS.bodyTimeoutMs);
+  const maxUnverifiedBytes = positive('maxUnverifiedBytes', options.maxUnverifiedBytes, PUSH_RECEIVER_DEFAULTS.maxUnverifiedBytes);
   const windowSec = positive('windowSec', options.windowSec, PUSH_RECEIVER_DEFAULTS.windowSec);
-  const maxQueue = positive('maxQueue', options.maxQueue, PUSH_RECEIVER_DEFAULTS.maxQueue);
+  const maxPendingPerTask = positive('maxPendingPerTask', options.maxPendingPerTask, PUSH_RECEIVER_DEFAULTS.maxPendingPerTask);
+  const maxRememberedBodies = positive('maxRememberedBodies', options.maxRememberedBodies, PUSH_RECEIVER_DEFAULTS.maxRememberedBodies);
   const replayCacheSize = positive('replayCacheSize', options.replayCacheSize, PUSH_RECEIVER_DEFAULTS.replayCacheSize);
   const retryAfterSec = positive('retryAfterSec', options.retryAfterSec, PUSH_RECEIVER_DEFAULTS.retryAfterSec);
   const now = options.now ?? Date.now;
@@ -179,7 +207,8 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
   const jwtCheck = jwt === undefined ? undefined : new JwtCheck(jwt, algorithms, windowSec);
   const hmacCheck = hmac === undefined ? undefined : new HmacCheck(hmac, windowSec);
   const replays = new ReplayCache(replayCacheSize);
-  const mailboxes = new TaskMailboxes(PUSH_RECEIVER_DEFAULTS.recentBodiesPerTask, onListenerError);
+  const mailboxes = new TaskMailboxes(maxRememberedBodies, windowSec * 1000, onListenerError);
+  const unverified = new UnverifiedBudget(maxUnverifiedBytes, maxBodyBytes);
   let closed = false;
 
   const answer = (status: number, body: object, consumed: boolean, headers: Record<string, string> = {}): PushAnswer => ({
@@ -200,8 +229,8 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     );
     return answer(status, { error: reason }, consumed, extra.headers);
   };
-  const busy = (reason: string, consumed: boolean, afterSec = retryAfterSec): PushAnswer =>
-    refuse(429, reason, consumed, { headers: { 'retry-after': String(afterSec) } });
+  const busy = (reason: string, taskId: string, afterSec = retryAfterSec): PushAnswer =>
+    refuse(429, reason, true, { taskId, headers: { 'retry-after': String(afterSec) } });
 
   async function receive(push: IncomingPush): Promise<PushAnswer> {
     if (closed) return refuse(503, 'the receiver is closed', false);
@@ -210,7 +239,6 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     if (!CONTENT_TYPES.has(contentType)) return refuse(415, `content type ${JSON.stringify(contentType)} is not JSON`, false);
     const declared = Number(push.header('content-length') ?? Number.NaN);
     if (declared > maxBodyBytes) return refuse(413, `body of ${declared} bytes exceeds ${maxBodyBytes}`, false);
-    if (mailboxes.pendingPushes >= maxQueue) return busy(`${maxQueue} pushes already pending`, false);
 
     // Which credentials were presented: decided from headers alone, so a bare request costs no read.
     const bearer = BEARER.exec(push.header('authorization') ?? '')?.[1];
@@ -231,6 +259,11 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
       presentedDigest !== undefined &&
       ((tokenDigest !== undefined && secrets.same(presentedDigest, tokenDigest)) || mailboxes.holdsToken(presentedDigest));
     if (bearerJwt === undefined && hmacHeaders === undefined && !tokenMayOpen) return refuse(401, "the token is neither the receiver's nor an expected task's", false);
+    // A signature's id and timestamp need no body: when nothing else could open, they are checked first.
+    if (bearerJwt === undefined && !tokenMayOpen && hmacHeaders !== undefined && hmacCheck !== undefined) {
+      const refused = hmacCheck.checkHeaders(hmacHeaders, now());
+      if (refused !== undefined) return refuse(401, refused, false);
+    }
     // A JWT is checked before the body is read: a forged one costs no read.
     let verifiedJwt: VerifiedJwt | undefined;
     if (bearerJwt !== undefined && jwtCheck !== undefined) {
@@ -243,16 +276,29 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
       }
     }
 
-    let raw: BoundedBody;
+    // Only a signature can vouch for this body, and only once it is read: anyone can send such
+    // bodies, so together they get a fixed budget (the others are held by verified senders only).
+    const verifiable = verifiedJwt !== undefined || tokenMayOpen;
+    const reserved = verifiable ? 0 : unverified.reserve(declared);
+    if (!verifiable && reserved === 0) {
+      return refuse(503, `unverified bodies already hold ${unverified.reserved} bytes`, false, { headers: { 'retry-after': String(retryAfterSec) } });
+    }
+    const limit = verifiable ? maxBodyBytes : reserved;
+    let raw: Uint8Array;
+    let hmacVerdict: ReturnType<HmacCheck['verify']> | undefined;
     try {
-      raw = await push.readBody(maxBodyBytes);
+      const read = await push.readBody(limit, bodyTimeoutMs);
+      if (read.kind === 'timeout') return refuse(408, `body not received within ${bodyTimeoutMs} ms`, false);
+      if (read.kind === 'too-large') return refuse(413, `body exceeds ${limit} bytes`, false);
+      raw = read.bytes;
+      // A signature is over the raw bytes: checked before the parse, like the JWT and the token.
+      hmacVerdict = hmacHeaders !== undefined && hmacCheck !== undefined ? hmacCheck.verify(hmacHeaders, raw, now()) : undefined;
     } catch (error) {
       return refuse(400, `body could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
+    } finally {
+      unverified.release(reserved);
     }
-    if (raw === undefined) return refuse(413, `body exceeds ${maxBodyBytes} bytes`, false);
-    // A signature is over the raw bytes: checked before the parse, like the JWT and the token.
-    const hmacVerdict = hmacHeaders !== undefined && hmacCheck !== undefined ? hmacCheck.verify(hmacHeaders, raw, now()) : undefined;
-    if (verifiedJwt === undefined && (hmacVerdict === undefined || typeof hmacVerdict === 'string') && !tokenMayOpen) {
+    if (!verifiable && (hmacVerdict === undefined || typeof hmacVerdict === 'string')) {
       return refuse(401, typeof hmacVerdict === 'string' ? hmacVerdict : 'credentials do not match', true);
     }
 
@@ -278,56 +324,61 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     const nowMs = now();
     const taskToken = mailboxes.tokenDigestOf(taskId);
     let replayKey: { key: string; expiresAtMs: number; reuse: number } | undefined;
-    let authenticated = false;
+    let credential: PushCredential | undefined;
     let failure = 'credentials do not match';
     if (hmacVerdict !== undefined) {
       if (typeof hmacVerdict === 'string') failure = hmacVerdict;
       else {
-        authenticated = true;
+        credential = 'hmac';
         replayKey = { key: `hmac:${hmacVerdict.id}`, expiresAtMs: (hmacVerdict.timestampSec + windowSec) * 1000, reuse: 409 };
       }
     }
-    if (!authenticated && verifiedJwt !== undefined) {
+    if (credential === undefined && verifiedJwt !== undefined) {
       if (verifiedJwt.taskId !== undefined && verifiedJwt.taskId !== taskId) {
         failure = `the JWT is for task ${verifiedJwt.taskId}`;
       } else if (verifiedJwt.bodySha256 !== undefined && !bodyHashMatches(verifiedJwt.bodySha256, raw, parsed)) {
         failure = 'the JWT request_body_sha256 does not match the body';
       } else {
-        authenticated = true;
+        credential = 'jwt';
         const key = `jwt:${verifiedJwt.issuer ?? ''}:${verifiedJwt.jti}`;
         replayKey = { key, expiresAtMs: (verifiedJwt.iatSec + windowSec) * 1000, reuse: 401 };
       }
     }
-    if (authenticated && taskToken !== undefined) {
+    if (taskToken !== undefined) {
       // A JWT or a signature says who sent it; the task's own token says it is for this task's config.
-      if (presentedDigest === undefined || !secrets.same(presentedDigest, taskToken)) {
-        authenticated = false;
+      if (presentedDigest !== undefined && secrets.same(presentedDigest, taskToken)) credential = 'task-token';
+      else if (credential !== undefined) {
+        credential = undefined;
         failure = "the task's token is missing or does not match";
       }
-    } else if (!authenticated && presentedDigest !== undefined) {
-      const expected = taskToken ?? tokenDigest;
-      if (expected !== undefined && secrets.same(presentedDigest, expected)) authenticated = true;
+    } else if (credential === undefined && presentedDigest !== undefined && tokenDigest !== undefined && secrets.same(presentedDigest, tokenDigest)) {
+      credential = 'token';
     }
-    if (!authenticated) return refuse(401, failure, true, { taskId });
+    if (credential === undefined) return refuse(401, failure, true, { taskId });
     if (!mailboxes.has(taskId)) return refuse(404, `task ${taskId} is not expected`, true, { taskId });
     const other = innerMismatch(event, taskId);
     if (other !== undefined) return refuse(409, `the ${event.kind} for task ${taskId} carries a message of task ${other}`, true, { taskId });
 
+    // Bounds per task and sender: a flood fills only its own task's room, and only its sender's.
+    const sender = senderOf(taskId, credential, verifiedJwt?.issuer);
     const digest = createHash('sha256').update(raw).digest('hex');
-    if (mailboxes.isRecent(taskId, digest)) return answer(200, { status: 'duplicate' }, true);
-    if (mailboxes.pendingPushes >= maxQueue) return busy(`${maxQueue} pushes already pending`, true);
+    if (mailboxes.isRepeat(taskId, digest, nowMs)) return answer(200, { status: 'duplicate' }, true);
+    if (mailboxes.pendingFrom(taskId, sender) >= maxPendingPerTask) {
+      return busy(`${maxPendingPerTask} pushes of this sender already pending for task ${taskId}`, taskId);
+    }
     if (replayKey !== undefined) {
-      const verdict = replays.admit(replayKey.key, digest, replayKey.expiresAtMs, nowMs);
+      const verdict = replays.check(replayKey.key, digest, sender, nowMs);
       if (verdict === 'same') return answer(200, { status: 'duplicate' }, true);
       if (verdict === 'different') {
         return refuse(replayKey.reuse, `${replayKey.key.split(':')[0]} id already used for another body`, true, { taskId });
       }
       if (verdict === 'full') {
         const wait = Math.max(1, Math.ceil((replays.nextExpiryMs - nowMs) / 1000));
-        return busy(`replay cache full (${replayCacheSize} live ids)`, true, wait);
+        return busy(`this sender's replay ids are full (${replayCacheSize} live ids)`, taskId, wait);
       }
+      replays.remember(replayKey.key, digest, sender, replayKey.expiresAtMs);
     }
-    const result = mailboxes.offer(taskId, event, digest);
+    const result = mailboxes.offer(taskId, event, digest, sender, nowMs);
     return answer(result === 'queued' ? 202 : 200, { status: result === 'queued' ? 'accepted' : result }, true);
   }
 
@@ -338,7 +389,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
         const value = req.headers[name];
         return Array.isArray(value) ? value.join(', ') : value;
       },
-      readBody: (limit) => readNodeBody(req, limit),
+      readBody: (limit, timeoutMs) => readNodeBody(req, limit, timeoutMs),
     };
     void receive(push).then(
       (result) => {
@@ -359,7 +410,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
       const result = await receive({
         method: request.method,
         header: (name) => request.headers.get(name) ?? undefined,
-        readBody: (limit) => readWebBody(request, limit),
+        readBody: (limit, timeoutMs) => readWebBody(request, limit, timeoutMs),
       });
       if (!result.consumed && request.body !== null && !request.bodyUsed) await request.body.cancel().catch(() => {});
       return new Response(result.body, { status: result.status, headers: result.headers });
@@ -381,6 +432,8 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
         heldNotices: mailboxes.heldNotices,
         pendingPushes: mailboxes.pendingPushes,
         replayIds: replays.size,
+        rememberedBodies: mailboxes.rememberedBodies,
+        unverifiedBytes: unverified.reserved,
       };
     },
     close() {

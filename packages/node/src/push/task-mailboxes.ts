@@ -1,4 +1,5 @@
 import type { StreamEvent, Task, TaskStatus } from '@a2a-tether/core';
+import { BodyWindow } from './body-window.js';
 import type { PushListener, PushNotice } from './push-notice.js';
 import { movesForward } from './status-order.js';
 
@@ -7,6 +8,8 @@ interface Pending {
   task: Task | undefined;
   event: StreamEvent;
   pushes: number;
+  /** How many of `pushes` each sender (see push-sender.ts) sent: the per-sender bound. */
+  readonly bySender: Map<string, number>;
 }
 
 /** One expected task: its token digest, its listeners and at most one pending (merged) notice. */
@@ -18,28 +21,32 @@ interface Mailbox {
   status: TaskStatus | undefined;
   /** A listener is still busy with the previous notice. */
   busy: boolean;
-  /** Digests of the last bodies accepted, oldest first, to deliver an identical push once. */
-  readonly recent: string[];
+  /** Digests of the bodies accepted within the window, to deliver an identical push once. */
+  readonly bodies: BodyWindow;
 }
 
 /** What {@link TaskMailboxes.offer} did with an event. */
-export type OfferResult = 'queued' | 'stale' | 'duplicate';
+export type OfferResult = 'queued' | 'stale';
 
 /**
  * The expected tasks and their notices. Per task, everything that arrives while the listeners have
  * not taken the previous notice is merged into one pending notice, so memory is O(tasks) whatever
- * the number of pushes; `pendingPushes` counts the pushes those notices stand for (the 429 limit).
+ * the number of pushes; the notice counts the pushes it stands for per sender (the per-task,
+ * per-sender 429 bound), so a flood of one task, or of one sender, never fills another's room.
  */
 export class TaskMailboxes {
   readonly #boxes = new Map<string, Mailbox>();
   /** How many expected tasks hold each token digest (hex), to tell a token that opens nothing before any read. */
   readonly #tokens = new Map<string, number>();
-  readonly #recentLimit: number;
+  readonly #bodiesPerTask: number;
+  readonly #windowMs: number;
   readonly #onListenerError: (error: unknown) => void;
   #pendingPushes = 0;
 
-  constructor(recentLimit: number, onListenerError: (error: unknown) => void) {
-    this.#recentLimit = recentLimit;
+  /** `bodiesPerTask` bodies remembered per task for `windowMs` (see {@link BodyWindow}). */
+  constructor(bodiesPerTask: number, windowMs: number, onListenerError: (error: unknown) => void) {
+    this.#bodiesPerTask = bodiesPerTask;
+    this.#windowMs = windowMs;
     this.#onListenerError = onListenerError;
   }
 
@@ -59,6 +66,13 @@ export class TaskMailboxes {
     return this.#boxes.size;
   }
 
+  /** Body digests remembered, all tasks together. */
+  get rememberedBodies(): number {
+    let remembered = 0;
+    for (const box of this.#boxes.values()) remembered += box.bodies.size;
+    return remembered;
+  }
+
   expect(taskId: string, tokenDigest: Buffer | undefined): void {
     this.#count(tokenDigest, 1);
     const known = this.#boxes.get(taskId);
@@ -67,7 +81,14 @@ export class TaskMailboxes {
       known.tokenDigest = tokenDigest;
       return;
     }
-    this.#boxes.set(taskId, { tokenDigest, listeners: new Set(), pending: undefined, status: undefined, busy: false, recent: [] });
+    this.#boxes.set(taskId, {
+      tokenDigest,
+      listeners: new Set(),
+      pending: undefined,
+      status: undefined,
+      busy: false,
+      bodies: new BodyWindow(this.#bodiesPerTask, this.#windowMs),
+    });
   }
 
   /**
@@ -104,18 +125,21 @@ export class TaskMailboxes {
     this.#boxes.delete(taskId);
   }
 
-  /** Whether this exact body was already accepted for the task. */
-  isRecent(taskId: string, bodyDigest: string): boolean {
-    return this.#boxes.get(taskId)?.recent.includes(bodyDigest) ?? false;
+  /** Whether this exact body was accepted for the task within the window. */
+  isRepeat(taskId: string, bodyDigest: string, nowMs: number): boolean {
+    return this.#boxes.get(taskId)?.bodies.has(bodyDigest, nowMs) ?? false;
   }
 
-  /** Merges an accepted event into the task's pending notice (the task must be expected). */
-  offer(taskId: string, event: StreamEvent, bodyDigest: string): OfferResult {
+  /** Accepted pushes of `sender` for the task that its listeners have not taken yet. */
+  pendingFrom(taskId: string, sender: string): number {
+    return this.#boxes.get(taskId)?.pending?.bySender.get(sender) ?? 0;
+  }
+
+  /** Merges an accepted event into the task's pending notice (the task must be expected, the body no repeat). */
+  offer(taskId: string, event: StreamEvent, bodyDigest: string, sender: string, nowMs: number): OfferResult {
     const box = this.#boxes.get(taskId);
     if (box === undefined) throw new Error(`offer for an unexpected task ${taskId}`);
-    if (box.recent.includes(bodyDigest)) return 'duplicate';
-    box.recent.push(bodyDigest);
-    if (box.recent.length > this.#recentLimit) box.recent.shift();
+    box.bodies.remember(bodyDigest, nowMs);
 
     const status = event.kind === 'task' || event.kind === 'status-update' ? event.status : undefined;
     if (status !== undefined) {
@@ -124,12 +148,13 @@ export class TaskMailboxes {
     }
     const pending = box.pending;
     if (pending === undefined) {
-      box.pending = { status: box.status, task: event.kind === 'task' ? event : undefined, event, pushes: 1 };
+      box.pending = { status: box.status, task: event.kind === 'task' ? event : undefined, event, pushes: 1, bySender: new Map([[sender, 1]]) };
     } else {
       pending.status = box.status;
       if (event.kind === 'task') pending.task = event;
       pending.event = event;
       pending.pushes += 1;
+      pending.bySender.set(sender, (pending.bySender.get(sender) ?? 0) + 1);
     }
     this.#pendingPushes += 1;
     this.#pump(taskId, box);

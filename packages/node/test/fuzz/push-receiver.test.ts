@@ -20,6 +20,8 @@ const SECRET = 'hmac-secret-of-the-fuzz';
 const NOW_SEC = 1_900_000_000;
 const ANSWERS = [200, 202, 400, 401, 404, 405, 409, 413, 415, 429, 503];
 const MAX_BODY = 4_096;
+const MAX_PENDING = 20;
+const MAX_BODIES = 30;
 
 type Json = Record<string, unknown>;
 
@@ -191,7 +193,8 @@ function harness(): Harness {
     token: TOKEN,
     hmac: { secret: SECRET },
     maxBodyBytes: MAX_BODY,
-    maxQueue: 50,
+    maxPendingPerTask: MAX_PENDING,
+    maxRememberedBodies: MAX_BODIES,
     replayCacheSize: 100,
     now: () => NOW_SEC * 1000,
     onRefused: (error) => refused.push(error),
@@ -241,8 +244,13 @@ function checkAnswer(h: Harness, call: Call, status: number, text: string, accep
   }
   const held = h.receiver.stats();
   expect(held.heldNotices).toBeLessThanOrEqual(held.tasks);
-  expect(held.pendingPushes).toBeLessThanOrEqual(50);
-  expect(held.replayIds).toBeLessThanOrEqual(100);
+  // Per task and sender: t1 and __proto__ take the receiver's token and the signature, t2 only its own token.
+  expect(held.pendingPushes).toBeLessThanOrEqual(5 * MAX_PENDING);
+  expect(held.rememberedBodies).toBeLessThanOrEqual(held.tasks * MAX_BODIES);
+  // Per sender: the signature's share and t2's.
+  expect(held.replayIds).toBeLessThanOrEqual(2 * 100);
+  // Every call was answered: no body is being read.
+  expect(held.unverifiedBytes).toBe(0);
   expect(h.listenerErrors).toEqual([]);
 }
 
