@@ -267,7 +267,7 @@ export class TaskFollower {
     if (resume) {
       this.mode = resume.mode;
       this.reconciler = new Reconciler(resume.taskId, resume.contextId);
-      this.writer = new StoreWriter(context.store, resume.taskId, () => scheduler.now(), (error) => this.storeFailed(error), () => this.fence);
+      this.writer = new StoreWriter(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
       this.lastEventId = resume.lastEventId;
       this.oldPushConfigId = resume.pushConfigId;
       this.gap = true;
@@ -1142,7 +1142,12 @@ export class TaskFollower {
     this.reconciler = new Reconciler(taskId, contextId);
     // Several processes share the store: the lease comes before the first write, so no other process can
     // find the task's record (and take the task) before this one holds it.
-    this.writer = new StoreWriter(this.context.store, taskId, () => this.context.scheduler.now(), (error) => this.storeFailed(error), () => this.fence, this.leaseFirst(taskId));
+    this.writer = new StoreWriter(this.context.store, taskId, {
+      scheduler: this.context.scheduler,
+      onFailure: (error) => this.storeFailed(error),
+      fence: () => this.fence,
+      before: this.leaseFirst(taskId),
+    });
     this.persisted = { state: 'submitted', contextId, delivery: mode };
     const principal = this.context.principal;
     this.stored = this.writer.put({

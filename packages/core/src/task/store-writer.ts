@@ -1,5 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
 import type { StoreWriteOptions, TaskRecord, TaskStore } from '../store/task-store.js';
+import { sleep, type Scheduler } from '../util/scheduler.js';
 
 /** The fields of a task's record that change while it is followed. */
 export type RecordChange = Partial<
@@ -19,42 +20,60 @@ export function storeWriteFailed(taskId: string, error: unknown): TetherError {
   });
 }
 
+/** How the writer meets a store it cannot reach: its retries of a change whose write failed retryably. */
+const RETRY = {
+  /** The first wait before trying a change again (ms), doubled each time up to `maxDelayMs`. */
+  firstDelayMs: 250,
+  maxDelayMs: 4_000,
+  /** A change is tried for this long after its first failure (ms), then given up (reported). */
+  windowMs: 30_000,
+} as const;
+
+/** What a {@link StoreWriter} needs beside the store and the task. */
+export interface StoreWriterOptions {
+  scheduler: Scheduler;
+  /** Told of every failed write (the follower turns it into a `store-error` event). */
+  onFailure?: ((error: TetherError) => void) | undefined;
+  /** The fencing token of the lease the task is driven under (undefined: writes are not fenced). */
+  fence?: (() => number | undefined) | undefined;
+  /** Writes wait for this first (the task's lease is taken before its first write); if it rejects, nothing is written. */
+  before?: Promise<void> | undefined;
+}
+
 /**
  * A task's store writes, in order and coalesced: the first `put` (the record `start()` waits for,
  * G1) and then changes merged while a write is in flight, so a busy stream costs one write at a
- * time, not one per status. A record never goes backwards because two writes raced.
+ * time, not one per status. A record never goes backwards because two writes raced. A change whose
+ * write failed retryably (`STORE_UNAVAILABLE`: the store is down or cut off) is tried again with
+ * backoff for up to 30 s — later changes merged over it — so an outage shorter than that loses no
+ * change (such as a finished task's outcome); a write refused for good (`LEASE_LOST`, a store error)
+ * is not retried.
  */
 export class StoreWriter {
   private chain: Promise<void> = Promise.resolve();
   /** Why nothing may be written (the lease the writes needed was not taken). */
   private blocked: TetherError | undefined;
   private pending: RecordChange | undefined;
-  /** The last write that failed, as a typed error (`flush()` rejects with it). */
+  /** The last write that failed for good, as a typed error (`flush()` rejects with it). */
   failure: TetherError | undefined;
 
   constructor(
     private readonly store: TaskStore,
     private readonly taskId: string,
-    private readonly now: () => number,
-    /** Told of every failed write (the follower turns it into a `store-error` event). */
-    private readonly onFailure: (error: TetherError) => void = () => undefined,
-    /** The fencing token of the lease the task is driven under (undefined: writes are not fenced). */
-    private readonly fence: () => number | undefined = () => undefined,
-    /** Writes wait for this first (the task's lease is taken before its first write); if it rejects, nothing is written. */
-    before?: Promise<void>,
+    private readonly options: StoreWriterOptions,
   ) {
-    if (before) this.chain = before.catch((error: unknown) => void (this.blocked = storeWriteFailed(taskId, error)));
+    if (options.before) this.chain = options.before.catch((error: unknown) => void (this.blocked = storeWriteFailed(taskId, error)));
   }
 
-  private options(): StoreWriteOptions | undefined {
-    const fence = this.fence();
+  private writeOptions(): StoreWriteOptions | undefined {
+    const fence = this.options.fence?.();
     return fence === undefined ? undefined : { fence };
   }
 
   private failed(error: unknown): TetherError {
     const typed = storeWriteFailed(this.taskId, error);
     this.failure = typed;
-    this.onFailure(typed);
+    this.options.onFailure?.(typed);
     return typed;
   }
 
@@ -63,7 +82,7 @@ export class StoreWriter {
     const done = this.chain
       .then(() => {
         if (this.blocked) throw this.blocked;
-        return this.store.put(record, this.options());
+        return this.store.put(record, this.writeOptions());
       })
       .catch((error: unknown) => {
         throw this.failed(error);
@@ -83,14 +102,37 @@ export class StoreWriter {
   }
 
   private async drain(): Promise<void> {
-    const change = this.pending;
+    const first = this.pending;
     this.pending = undefined;
-    if (!change || this.blocked) return;
-    const updatedAt = this.now();
-    try {
-      await this.store.update(this.taskId, (record) => (record ? { ...record, ...change, updatedAt } : record), this.options());
-    } catch (error) {
-      this.failed(error);
+    if (!first || this.blocked) return;
+    let change: RecordChange = first;
+    const { scheduler } = this.options;
+    const firstFailure = scheduler.now();
+    let delay: number = RETRY.firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      const written = change;
+      const updatedAt = scheduler.now();
+      try {
+        await this.store.update(this.taskId, (record) => (record ? { ...record, ...written, updatedAt } : record), this.writeOptions());
+        return;
+      } catch (error) {
+        const typed = storeWriteFailed(this.taskId, error);
+        if (!typed.isRetryable || scheduler.now() + delay - firstFailure > RETRY.windowMs) {
+          this.failed(typed);
+          return;
+        }
+        // Told once, when the store first fails; again only if the change is given up.
+        if (attempt === 1) this.options.onFailure?.(typed);
+        await sleep(scheduler, delay);
+        delay = Math.min(RETRY.maxDelayMs, delay * 2);
+        // What changed meanwhile is newer: it goes over the change being retried, in the same write.
+        // (Read through a cast: the narrowing above does not know that update() ran during the await.)
+        const newer = this.pending as RecordChange | undefined;
+        if (newer) {
+          change = { ...change, ...newer };
+          this.pending = undefined;
+        }
+      }
     }
   }
 
