@@ -233,6 +233,26 @@ describe('leases: one process drives a task', () => {
     expect(store.holders.has(T)).toBe(false);
   });
 
+  it('a task whose driver saw it end but whose outcome write was fenced out gets its outcome from the next holder', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const b = await agent.client({ store, leaseOwner: 'process-b' });
+    const record: TaskRecord = { schemaVersion: 1, taskId: T, contextId: 'ctx', agentUrl: b.cardUrl, state: 'working', createdAt: 0, updatedAt: 0, delivery: 'stream' };
+    await store.put(record);
+    const list = store.list.bind(store);
+    store.list = async (filter) => {
+      const found = await list(filter);
+      // The driver's state write landed; its outcome write did not (it will be refused: B's lease fences it).
+      await store.put({ ...record, state: 'completed' });
+      return found;
+    };
+    expect(await b.resumeAll()).toEqual([]);
+    expect(agent.count('SubscribeToTask') + agent.count('GetTask')).toBe(0);
+    expect(await store.get(T)).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
+    expect((await store.get(T))?.expiresAt).toBeGreaterThan(agent.clock.now());
+    expect(store.calls).toContain(`update ${T} 1`);
+    expect(store.holders.has(T)).toBe(false);
+  });
+
   it('connect() refuses leaseMs: the lease TTL is the store\'s one option', async () => {
     const store = new LeasingMemoryStore(() => agent.clock.now());
     await expect(agent.client({ store, ...({ leaseMs: 3_000 } as object) })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

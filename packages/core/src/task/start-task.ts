@@ -59,6 +59,27 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
 }
 
 /**
+ * A record whose state is terminal but has no outcome: its driver saw the task end, but its last write
+ * (the outcome) did not land before the lease passed on — taking the lease fenced that write out. The
+ * new holder writes the outcome (and the retention) in its stead. Best effort: a store failure here
+ * leaves the record as it was, terminal and not active.
+ */
+async function recordEnd(context: FollowContext, record: TaskRecord, fence: number | undefined): Promise<void> {
+  const now = context.scheduler.now();
+  const state = record.state;
+  await context.store
+    .update(
+      record.taskId,
+      (current) =>
+        current && current.outcome === undefined && current.state === state
+          ? { ...current, outcome: { kind: 'finished', state, at: now }, expiresAt: now + context.retentionMs, updatedAt: now }
+          : current,
+      fence === undefined ? undefined : { fence },
+    )
+    .catch(() => undefined);
+}
+
+/**
  * Follows a task again (after a restart, a detach, or from another process sharing the store). With a
  * store that leases tasks, only while this client holds the task's lease: `skipLeased` resolves
  * `undefined` when another process holds it (for `resumeAll()`); otherwise that is `LEASE_HELD`.
@@ -104,8 +125,9 @@ export async function resumeTask(
       maybeDelivered: false,
     });
   }
-  // resumeAll() listed it as active, but another process finished it meanwhile: nothing to do.
+  // resumeAll() listed it as active, but another process finished it meanwhile: nothing to follow.
   if (how.skipLeased && record && !isActiveRecord(record)) {
+    if (record.outcome === undefined && lease) await recordEnd(context, record, lease.fence);
     release();
     return undefined;
   }
