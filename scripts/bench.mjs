@@ -75,9 +75,13 @@ const CONFIG = {
     task: 'slow steps=100000 delayMs=5',
     maxSeconds: quick ? 40 : 120,
     seed: 20261201,
-    // The official server emits a status and a chunk every 150 ms: a cut every 5–15 events is about
-    // one cut a second, under the engine's request-rate ceiling (2 requests per second).
-    official: { cuts: quick ? 40 : 200, task: 'slow steps=100000 delayMs=150', cutAfter: [5, 15], maxSeconds: quick ? 90 : 300 },
+    // The official server, a cut every 5–15 events. At a status and a chunk every 150 ms that is about
+    // one cut a second, under the engine's request-rate ceiling (20 requests in any 10 s); every 20 ms
+    // it is ~10 cuts a second, and every 21st reconnect in a burst waits for the ceiling's window.
+    official: [
+      { key: 'official v1.0', cuts: quick ? 40 : 200, task: 'slow steps=100000 delayMs=150', cutAfter: [5, 15], maxSeconds: quick ? 90 : 300 },
+      { key: 'official v1.0 fast', cuts: quick ? 30 : 60, task: 'slow steps=100000 delayMs=20', cutAfter: [5, 15], maxSeconds: quick ? 60 : 120 },
+    ],
   },
   push: {
     verify: { pushes: quick ? 2_000 : 10_000, concurrency: 32, tasks: 100 },
@@ -167,10 +171,9 @@ const resumeResilienceArg = args.find((arg) => arg.startsWith('--resume-resilien
 const resumeResilience = resumeResilienceArg === undefined ? undefined : JSON.parse(resumeResilienceArg.slice('--resume-resilience='.length));
 if (runs('resume') || runs('resume-official')) {
   results.resume = {};
-  const official = CONFIG.resume.official;
   const plan = [
     ...(runs('resume') ? ['1.0', '0.3'].map((version) => ({ key: version, version, agent: 'testkit', ...CONFIG.resume[version], task: CONFIG.resume.task, maxSeconds: CONFIG.resume.maxSeconds })) : []),
-    { key: 'official v1.0', version: '1.0', agent: 'official', ...official },
+    ...CONFIG.resume.official.map((run) => ({ version: '1.0', agent: 'official', ...run })),
   ];
   for (const { key, ...run } of plan) {
     log(`resume ${key}: ${run.cuts} cuts of "${run.task}" through the fault proxy, ${resumeResilience ? `resilience ${JSON.stringify(resumeResilience)}` : 'default resilience'}`);
@@ -299,7 +302,7 @@ if (results.heapSlope) {
 }
 
 if (results.resume) {
-  console.log(`\n3. RESUME LATENCY — Tether handle, ${resumeResilience ? `resilience ${JSON.stringify(resumeResilience)}` : 'default resilience'}, behind the fault proxy: "${CONFIG.resume.task}" on the testkit agent, "${CONFIG.resume.official.task}" on the official v1.0 server`);
+  console.log(`\n3. RESUME LATENCY — Tether handle, ${resumeResilience ? `resilience ${JSON.stringify(resumeResilience)}` : 'default resilience'}, behind the fault proxy: "${CONFIG.resume.task}" on the testkit agent, ${CONFIG.resume.official.map((run) => `"${run.task}"`).join(' and ')} on the official v1.0 server`);
   console.log('   cut = the client sees its SSE body end (reset or clean end); app event = first non-connection TaskEvent from a request made after the cut');
   console.log(`   delay = what the engine chose (the delayMs of its reconnecting events: full jitter, first ceiling ${RESILIENCE_DEFAULTS.initialDelayMs} ms)`);
   const ms = (s) => (s ? `${s.p50} / ${s.p99} / ${s.max}` : '—');

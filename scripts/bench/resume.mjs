@@ -16,7 +16,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Response } from 'undici';
 import { connect, createNodeFetch, paths } from './clients.mjs';
-import { percentile, round, startAgentProcess } from './util.mjs';
+import { percentile, round, startAgentProcess, startOfficialAgentProcess } from './util.mjs';
 
 const { startFaultProxy, SeededRandom } = await import(paths.testkitDist.href);
 
@@ -64,8 +64,14 @@ function tappedFetch(base, notes) {
   return Object.assign(tapped, { dispatcher: base.dispatcher });
 }
 
-export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log }) {
-  const agent = await startAgentProcess({ versions: [version] });
+/**
+ * `agent`: `testkit` (the built testkit agent, `version` 1.0 or 0.3) or `official` (the official v1.0
+ * server, @a2a-js/sdk). `cutAfter`: [fewest, most] events an SSE response carries before its cut.
+ * `resilience`: overrides of the defaults (e.g. `{ firstEventProbeMs: 0 }` for the engine without the
+ * early probe of a silent subscription).
+ */
+export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log, agent: kind = 'testkit', cutAfter = [300, 500], resilience }) {
+  const agent = kind === 'official' ? await startOfficialAgentProcess() : await startAgentProcess({ versions: [version] });
   const proxy = await startFaultProxy({ target: agent.origin, seed });
   const base = createNodeFetch({ connections: 64, keepAliveTimeoutMs: 10_000 });
   const notes = { requests: [], bodyEnds: [], sseBodies: 0, emptyBodies: 0, noWholeEvent: 0 };
@@ -78,10 +84,12 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
     const within = random() < 0.25 ? 'event' : 'boundary';
     plan[mode]++;
     if (within === 'event') plan.midEvent++;
-    // After 300–500 events (about a second of a task emitting a status and a chunk every 5 ms): cuts as
-    // often as a bad network makes them, but not faster than the engine's request-rate ceiling (2 per
-    // second; v0.3 makes 2 requests per reconnect), which would otherwise decide the tail.
-    proxy.addFault({ kind: 'cut', afterEvents: 300 + Math.floor(random() * 201), mode, within, match: { sse: true } });
+    // After `cutAfter` events (testkit: 300–500, about a second of a task emitting a status and a chunk
+    // every 5 ms): cuts as often as a bad network makes them, but not faster than the engine's
+    // request-rate ceiling (2 per second; v0.3 makes 2 requests per reconnect), which would otherwise
+    // decide the tail.
+    const [fewest, most] = cutAfter;
+    proxy.addFault({ kind: 'cut', afterEvents: fewest + Math.floor(random() * (most - fewest + 1)), mode, within, match: { sse: true } });
   }
   const events = []; // [time, kind, episode]: kind 'app' or a connection state
   const chosenDelays = []; // delayMs of every `reconnecting` event: the wait the engine chose
@@ -90,7 +98,13 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
   let error;
   const deadline = performance.now() + maxSeconds * 1000;
   try {
-    const client = await connect(proxy.url, { fetch: tappedFetch(base, notes), cardCache: false, preferredBindings: ['JSONRPC'], protocolVersions: [version] });
+    const client = await connect(proxy.url, {
+      fetch: tappedFetch(base, notes),
+      cardCache: false,
+      preferredBindings: ['JSONRPC'],
+      protocolVersions: [version],
+      ...(resilience === undefined ? {} : { resilience }),
+    });
     // One task per episode. Default settings switch a task to polling for good after
     // `emptyConnectionsBeforePolling` connections in a row that delivered nothing (a reset can drop
     // what the proxy had sent before it): that ends the episode, is counted, and a new task goes on.
@@ -184,8 +198,12 @@ export async function resumeLatency({ version, cuts, task, maxSeconds, seed, log
   const connectionStates = {};
   for (const [, kind] of events) if (kind !== 'app') connectionStates[kind] = (connectionStates[kind] ?? 0) + 1;
   return {
+    agent: kind,
     version,
     task,
+    cutAfter,
+    resilience: resilience ?? 'defaults',
+    slowerThan1s: toApp.filter((ms) => ms > 1_000).length,
     cutsPlanned: plan,
     cutsByProxy: proxyStats.cuts,
     cutsSeenByClient: seen.length,

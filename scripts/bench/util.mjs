@@ -7,11 +7,19 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const AGENT_SCRIPT = fileURLToPath(new URL('./agent.mjs', import.meta.url));
+const OFFICIAL_SCRIPT = fileURLToPath(new URL('./official-agent.mjs', import.meta.url));
+const TSX = fileURLToPath(new URL('../../packages/interop/node_modules/.bin/tsx', import.meta.url));
 const FIREHOSE_SCRIPT = fileURLToPath(new URL('./firehose-server.mjs', import.meta.url));
 
 /** Starts the built testkit agent in its own process; resolves with its URL and a stop function. */
 export async function startAgentProcess(options = {}) {
   const child = await startChild(AGENT_SCRIPT, [JSON.stringify(options)], 'the bench agent');
+  return { ...child.info, stop: child.stop };
+}
+
+/** Starts the official v1.0 server (@a2a-js/sdk, scripts/bench/official-agent.mjs) in its own process, through tsx. */
+export async function startOfficialAgentProcess() {
+  const child = await startChild(OFFICIAL_SCRIPT, [], 'the official v1.0 server', TSX);
   return { ...child.info, stop: child.stop };
 }
 
@@ -25,8 +33,8 @@ export async function startFirehoseProcess(config) {
  * Runs a Node script in a child process that prints one JSON line once ready and exits when its
  * stdin closes; resolves with that JSON and a stop function.
  */
-async function startChild(script, args, what) {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+async function startChild(script, args, what, command = process.execPath) {
+  const child = spawn(command, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`${what} exited with code ${code} before it was ready`);
