@@ -8,6 +8,9 @@
 // The misbehaving-agent model check (packages/interop/src/misbehave) runs from here too:
 //   pnpm chaos --misbehave 5000 [--seed S] [--concurrency C] [--only I] [--keep K] [--time-scale F]
 // (CI runs 2,000 of them in packages/interop/test/misbehave.test.ts; a failure prints `--only I` to replay it.)
+// Several processes on one Redis under partitions, kills and Redis restarts (packages/interop/src/redis-chaos):
+//   pnpm chaos --redis 20 [--seed S] [--tasks T] [--workers W] [--lease-ms L] [--fault-ms F] [--verbose 1]
+// (CI runs one seed in packages/interop/test/redis-chaos.test.ts; a failure prints `--redis 1 --seed S`.)
 // Seeded workflows (packages/core/test/orchestrate-chaos.test.ts) behind chaos proxies, with corrections:
 //   pnpm chaos --workflows 200 [--seed S]      (CI runs 12; a failing seed is named in its test title)
 // Runs the TypeScript sources through tsx (no build needed).
@@ -36,6 +39,16 @@ if (workflows >= 0) {
   process.exit(run.status ?? 1);
 }
 let cli = 'src/chaos/cli.ts';
+const redis = args.findIndex((arg) => arg === '--redis');
+if (redis >= 0) {
+  const runs = args[redis + 1];
+  if (runs === undefined || !/^\d+$/.test(runs)) {
+    console.error('✖ --redis needs a number of seeded runs, e.g. pnpm chaos --redis 20 --seed 7');
+    process.exit(2);
+  }
+  args = ['--runs', runs, ...args.slice(0, redis), ...args.slice(redis + 2)];
+  cli = 'src/redis-chaos/cli.ts';
+}
 const misbehave = args.findIndex((arg) => arg === '--misbehave' || arg.startsWith('--misbehave='));
 if (misbehave >= 0) {
   const arg = args[misbehave];

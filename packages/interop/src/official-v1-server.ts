@@ -29,6 +29,8 @@ export interface OfficialV1ServerOptions {
   readonly extendedAgentCard?: boolean | undefined;
   /** Signs the public and the extended card on every request (the SDK's `generateAgentCardSignature(…)`). Default none. */
   readonly cardSigner?: AgentCardSignatureGenerator | undefined;
+  /** Express middleware run before the A2A handlers of `/a2a` (to watch requests as the agent sees them). */
+  readonly watch?: express.RequestHandler | undefined;
 }
 
 const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
@@ -124,6 +126,7 @@ export async function startOfficialV1Server(options: OfficialV1ServerOptions = {
   const legacyCompat = { enabled: options.legacyCompat ?? false };
   const userBuilder = UserBuilder.noAuthentication;
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
+  if (options.watch) app.use('/a2a', options.watch);
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder, legacyCompat }));
 
