@@ -169,6 +169,36 @@ const MUTANTS = [
     to: '        : false',
     tests: ['packages/core/test/orchestrate-redirect.test.ts'],
   },
+  {
+    name: "Redis: a lease's renew() answers true without extending the TTL",
+    file: `${root}packages/node/src/redis/lease-scripts.ts`,
+    from: "if redis.call('GET', KEYS[1]) == ARGV[1] then\n  redis.call('PEXPIRE', KEYS[1], ARGV[2])\n  return 1",
+    to: "if redis.call('GET', KEYS[1]) == ARGV[1] then\n  return 1",
+    project: 'node',
+    tests: ['packages/node/test/redis-store.test.ts'],
+  },
+  {
+    name: 'Redis: writes not fenced (a former holder overwrites its successor)',
+    file: `${root}packages/node/src/redis/lease-scripts.ts`,
+    from: "if ${fenceArg} ~= '' and tonumber(",
+    to: "if false and tonumber(",
+    project: 'node',
+    tests: ['packages/node/test/redis-store.test.ts'],
+  },
+  {
+    name: 'leases: no local deadline (a process cut off from the store drives on)',
+    file: task('follower.ts'),
+    from: 'if (scheduler.now() - confirmed >= grace) this.leaseLost(',
+    to: 'if (false) this.leaseLost(',
+    tests: ['packages/core/test/engine-leases.test.ts'],
+  },
+  {
+    name: "leases: writes without the lease's fencing token",
+    file: task('store-writer.ts'),
+    from: '    const fence = this.options.fence?.();',
+    to: '    const fence = undefined;',
+    tests: ['packages/core/test/engine-leases.test.ts'],
+  },
 ];
 
 /** Planted files: their text before and after the mutant, and the mutant. */
