@@ -51,7 +51,45 @@ async function rejection(promise: Promise<unknown>): Promise<TetherError> {
 const child = storeChild(roots);
 
 describe('createFileTaskStore', () => {
-  runTaskStoreContract(async () => createFileTaskStore(await freshDir()), { describe, it });
+  // The contract, with bad records planted as files of the task (what a crash, an old version or a
+  // person with an editor may leave): the task's file is found by putting a record, then overwritten.
+  const dirs = new WeakMap<TaskStore, string>();
+  const reports = new WeakMap<TaskStore, unknown[]>();
+  runTaskStoreContract(
+    async () => {
+      const dir = await freshDir();
+      const reported: unknown[] = [];
+      const store = createFileTaskStore(dir, { onCorrupt: (error) => reported.push(error) });
+      dirs.set(store, dir);
+      reports.set(store, reported);
+      return store;
+    },
+    { describe, it },
+    {
+      corruption: {
+        async plant(store, taskId, raw) {
+          const dir = dirs.get(store) ?? '';
+          const before = new Set(await readdir(dir).catch(() => []));
+          await store.put(record(taskId, { marker: 'to overwrite' }));
+          let name: string | undefined;
+          for (const file of await readdir(dir)) {
+            if (before.has(file) || !file.endsWith('.json')) continue;
+            name = file;
+          }
+          if (name === undefined) {
+            // The task had a file already: the one holding its id.
+            for (const file of await readdir(dir)) {
+              const text = await readFile(join(dir, file), 'utf8').catch(() => '');
+              if (text.includes(JSON.stringify(taskId)) && text.includes('to overwrite')) name = file;
+            }
+          }
+          if (name === undefined) throw new Error(`no file for task ${taskId} in ${dir}`);
+          await writeFile(join(dir, name), raw);
+        },
+        reported: (store) => reports.get(store) ?? [],
+      },
+    },
+  );
 
   it('creates the directory 0700 on first use and every record 0600, named without the id as a path', async () => {
     const dir = await freshDir();
