@@ -114,14 +114,14 @@ const MUTANTS = [
   {
     name: 'redact: sessionid no longer a secret name',
     file: `${root}packages/core/src/errors/redact.ts`,
-    from: '|passwd|pwd|.*(?:token|secret|password|apikey|privatekey|sessionid))$/;',
-    to: '|passwd|pwd|.*(?:token|secret|password|apikey|privatekey))$/;',
+    from: '|.*(?:token|secret|password|passwd|pwd|apikey|privatekey|sessionid))$/;',
+    to: '|.*(?:token|secret|password|passwd|pwd|apikey|privatekey))$/;',
     tests: REDACT_TESTS,
   },
   {
     name: 'redact: privatekey, passwd and pwd no longer secret names',
     file: `${root}packages/core/src/errors/redact.ts`,
-    from: '|passwd|pwd|.*(?:token|secret|password|apikey|privatekey|sessionid))$/;',
+    from: '|.*(?:token|secret|password|passwd|pwd|apikey|privatekey|sessionid))$/;',
     to: '|.*(?:token|secret|password|apikey|sessionid))$/;',
     tests: REDACT_TESTS,
   },

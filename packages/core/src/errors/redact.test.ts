@@ -88,6 +88,8 @@ describe('redact', () => {
     'credentials',
     'passwd',
     'pwd',
+    'DB_PASSWD',
+    'mysql-pwd',
     'refresh_token',
     'client.secret',
     'Password',

@@ -25,7 +25,7 @@ const DEFAULT_MAX_NODES = 10_000;
 // Names compared without case, `-`, `_` and `.`: `X-API-Key`, `api_key` and `apiKey` are one name. The
 // pagination cursors end like a secret but are not one; `key`, `sig` and `code` are secret only as URL
 // query parameters (`?key=…` is an API key; an object's `key` rarely is).
-const SECRET_NAME = /^(?:(?:proxy)?authorization|(?:set)?cookie|bearer|basic|credentials?|passwd|pwd|.*(?:token|secret|password|apikey|privatekey|sessionid))$/;
+const SECRET_NAME = /^(?:(?:proxy)?authorization|(?:set)?cookie|bearer|basic|credentials?|.*(?:token|secret|password|passwd|pwd|apikey|privatekey|sessionid))$/;
 const NOT_SECRET = /^(?:next|prev|previous)?pagetoken$/;
 const QUERY_SECRET_NAME = /^(?:key|sig|code)$/;
 
@@ -192,8 +192,8 @@ function ownEntries(object: object): [string, unknown][] {
  * values of secret-looking names — in objects and `Headers` (by key), in URLs (query parameters,
  * the password of `user:password@`), and in text (`name: value`, `name=value`, `"name": "value"`).
  * The built-in names (compared ignoring case, `-`, `_` and `.`): `authorization`,
- * `proxy-authorization`, `cookie`, `set-cookie`, `bearer`, `basic`, `credential(s)`, `passwd`, `pwd`,
- * anything ending in `token`, `secret`, `password`, `api-key`, `private-key` or `session-id` (except
+ * `proxy-authorization`, `cookie`, `set-cookie`, `bearer`, `basic`, `credential(s)`, and anything ending
+ * in `token`, `secret`, `password`, `passwd`, `pwd`, `api-key`, `private-key` or `session-id` (except
  * the pagination cursors `pageToken`, `nextPageToken`), and, as URL query parameters only, `key`,
  * `sig` and `code`. Add your own with `options.keys`.
  *
