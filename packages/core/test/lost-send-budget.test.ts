@@ -125,6 +125,32 @@ describe('a creating send whose answer was lost, on an agent that stores the tas
   });
 });
 
+describe('an agent whose clock is a year behind (found by the misbehaving-agent model check)', () => {
+  it('its task is found: the lookup does not filter by this client\'s clock (statusTimestampAfter)', async () => {
+    const received: string[] = [];
+    agent.handlers['SendStreamingMessage'] = (rpc, res) => {
+      received.push(userMessage(rpc).messageId);
+      res.destroy();
+    };
+    const yearAgo = new Date(agent.clock.now() - 365 * 24 * 60 * 60_000).toISOString();
+    const skewed = { ...task('WORKING', 1), status: { state: 'TASK_STATE_WORKING', timestamp: yearAgo }, history: [] as unknown[] };
+    // As the official server does: statusTimestampAfter filters by the task's own (skewed) timestamp.
+    agent.handlers['ListTasks'] = (rpc, res) => {
+      const after = rpc.params['statusTimestampAfter'];
+      const listed = typeof after === 'string' && yearAgo < after ? [] : [{ ...skewed, history: [{ messageId: received[0], role: 'ROLE_USER', parts: [{ text: 'go' }] }] }];
+      rpcResult(res, rpc, { tasks: listed, nextPageToken: '', pageSize: 100, totalSize: listed.length });
+    };
+    agent.handlers['SubscribeToTask'] = (_rpc, res) => agent.sse(res, [taskFrame(skewed), statusFrame('COMPLETED', 2)], true);
+    agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task('COMPLETED', 2));
+    const client = await agent.client();
+    const handle = await within(agent.clock, client.start('go'), 60_000, 100);
+    expect(handle.taskId).toBe(T);
+    expect(received).toHaveLength(1);
+    expect(agent.count('ListTasks')).toBe(1);
+    expect((await within(agent.clock, handle.done())).status.state).toBe('completed');
+  });
+});
+
 describe('a reply whose answer was lost', () => {
   it('is found in the task history once the agent records it (3 s later), not sent again', async () => {
     let stream: ServerResponse | undefined;

@@ -54,7 +54,6 @@ export interface Resend {
   error: TetherError;
 }
 
-const LOOKBACK_MS = 10 * 60_000;
 const MAX_PAGES = 5;
 /** The wait after the first fruitless look; it doubles up to {@link MAX_LOOK_GAP_MS}. */
 const FIRST_LOOK_GAP_MS = 250;
@@ -98,10 +97,11 @@ export async function findDelivered(
       } else {
         let pageToken: string | undefined;
         for (let page = 0; page < MAX_PAGES; page++) {
+          // Newest status first (v1.0), and no time filter: it would compare this client's clock with the
+          // agent's timestamps, and agents' clocks skew (a task stamped a year back was never found).
           const result = await client.listTasks(
             {
               contextId: message.contextId,
-              statusTimestampAfter: new Date(scheduler.now() - LOOKBACK_MS).toISOString(),
               pageSize: 100,
               historyLength: 100,
               includeArtifacts: true,

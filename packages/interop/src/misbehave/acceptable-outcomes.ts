@@ -8,7 +8,7 @@ import type { RunPlan } from './plan.js';
  *
  * | drawn          | acceptable failure                                                                  | why |
  * |----------------|-------------------------------------------------------------------------------------|-----|
- * | `lose`         | `TaskNotFoundError` (code `A2A_ERROR`, a2aCode -32001), a `TetherError` with code `TASK_LOST`, or `RETRY_EXHAUSTED` | the agent forgot the task: nothing can finish it, so giving up is right (a re-sent creating message makes a task that is forgotten too) |
+ * | `lose`         | `TaskNotFoundError` (code `A2A_ERROR`, a2aCode -32001), a `TetherError` with code `TASK_LOST`, `RETRY_EXHAUSTED`, or `DELIVERY_UNKNOWN` before any task id | the agent forgot the task: nothing can finish it, so giving up is right; when the creating send's answer was lost too, no lookup can find the forgotten task, and Tether reports it unknown rather than send the message again (issue 16) |
  * | `streamError`  | an `A2AError` with the drawn code (`mbCode`, default -32603)                        | the agent reported a failure in the stream; success is fine too, when the engine recovered or the frame never reached it |
  * | a fault proxy on v0.3 | `DELIVERY_UNKNOWN`, before any task id (`start()` rejects)                    | the proxy cut or stalled the creating send before its first event, and v0.3 has no ListTasks to find out whether the task was created: Tether reports it rather than sending the message again |
  * | a fault proxy with cuts | `RETRY_EXHAUSTED` from `start()` ("gave up sending message …")             | every attempt of the creating send (`maxSendAttempts`) was cut off before its first event: a random cut rate makes that possible, however rare, for any finite budget |
@@ -17,7 +17,7 @@ import type { RunPlan } from './plan.js';
  * (A run that does not settle within its bound fails the termination check whatever was drawn.)
  */
 export const ACCEPTABLE_OUTCOMES = Object.freeze({
-  lose: 'TaskNotFoundError (-32001), TASK_LOST or RETRY_EXHAUSTED',
+  lose: 'TaskNotFoundError (-32001), TASK_LOST, RETRY_EXHAUSTED or DELIVERY_UNKNOWN before any task id',
   streamError: 'A2AError with the drawn mbCode (or success)',
   proxyOnV03: 'DELIVERY_UNKNOWN before any task id',
   proxyCuts: 'RETRY_EXHAUSTED of the creating send',
@@ -39,6 +39,7 @@ export function acceptableFailure(plan: RunPlan, error: unknown): string | undef
     if (error instanceof A2AError && error.a2aCode === -32001) return 'lose: TaskNotFoundError';
     if ((error.code as string) === 'TASK_LOST') return 'lose: TASK_LOST';
     if (error.code === 'RETRY_EXHAUSTED') return 'lose: RETRY_EXHAUSTED';
+    if (error.code === 'DELIVERY_UNKNOWN' && error.taskId === undefined) return 'lose: DELIVERY_UNKNOWN';
   }
   if (drawn.has('streamError') && error instanceof A2AError && error.a2aCode === streamErrorCode(plan)) {
     return `streamError: A2AError ${error.a2aCode}`;
