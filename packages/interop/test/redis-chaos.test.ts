@@ -2,11 +2,11 @@
 // official v1.0 server, three worker processes each reaching Redis through a TCP proxy the run cuts and
 // heals, worker and Redis kills. On demand, many seeds: `pnpm chaos --redis 20 --seed S`.
 import { describe, expect, it } from 'vitest';
-import { redisAvailable } from '../src/redis-chaos/redis-server.js';
+import { redisServerAvailable } from '@a2a-tether/testkit';
 import { formatRedisChaosReport, formatRedisChaosRow } from '../src/redis-chaos/report.js';
 import { runRedisChaos } from '../src/redis-chaos/run-redis-chaos.js';
 
-const available = redisAvailable();
+const available = redisServerAvailable();
 const SEED = Number(process.env['REDIS_CHAOS_SEED'] ?? 20261203);
 
 if (!available && process.env['CI'] === 'true') {

@@ -3,9 +3,8 @@
 // rejects, start() rejects instead of hanging, and the store works again once Redis is back.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { TASK_RECORD_VERSION, TetherError, type TaskRecord } from '@a2a-tether/core';
-import { startTcpProxy, startTestAgent, type TcpProxy } from '@a2a-tether/testkit';
+import { freePort, startTcpProxy, startTestAgent, type TcpProxy } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../src/index.js';
 import { createRedisTaskStore, type RedisTaskStore } from '../src/redis-entry.js';
@@ -22,16 +21,6 @@ const record = (taskId: string): TaskRecord => ({
   createdAt: 1,
   updatedAt: 1,
 });
-
-/** A port nothing listens on (taken, then freed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** What a call settled with: the error's code and retryability, or 'resolved'. */
 async function outcome(call: () => Promise<unknown>): Promise<string> {
@@ -74,7 +63,7 @@ describe.skipIf(!available)('the Redis task store when Redis is unreachable', ()
   };
 
   it('createRedisTaskStore() against a closed port rejects with STORE_UNAVAILABLE (it used to never settle)', async () => {
-    const port = await closedPort();
+    const port = await freePort(); // nothing listens there
     const error = await createRedisTaskStore({ url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 800 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TetherError);
     expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE', isRetryable: true });

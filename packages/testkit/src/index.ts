@@ -38,6 +38,8 @@ export { IDEMPOTENCY_KEY_METADATA, REVISION_METADATA, actionScenario, lateScenar
 export type { ActionScenarioOptions, LateScenarioOptions, ScenarioCost } from './action/action-scenarios.js';
 export { startFaultProxy } from './proxy/fault-proxy.js';
 export { startTcpProxy } from './proxy/tcp-proxy.js';
+export { freePort, redisServerAvailable, startRedisServer } from './redis/redis-server.js';
+export type { RedisServer, RedisServerOptions } from './redis/redis-server.js';
 export type { TcpCut, TcpProxy, TcpProxyOptions, TcpProxyStats } from './proxy/tcp-proxy.js';
 export { SeededRandom } from './proxy/seeded-random.js';
 export type { FaultProxy, FaultProxyOptions } from './proxy/fault-proxy.js';

@@ -1,7 +1,7 @@
 // `pnpm chaos --redis N [--seed S] [--tasks T] [--workers W] [--lease-ms L] [--fault-ms F] [--verbose 1]` (through scripts/chaos.mjs):
 // N seeded multi-process Redis fault runs, seeds S, S+1, … (default S: from the clock, printed). Prints one
 // row per seed and exits non-zero if any run broke a property; `--seed S --redis 1` replays a run.
-import { redisAvailable } from './redis-server.js';
+import { redisServerAvailable } from '@a2a-tether/testkit';
 import { formatRedisChaosReport, formatRedisChaosRow } from './report.js';
 import { redisChaosPassed, runRedisChaos } from './run-redis-chaos.js';
 
@@ -19,7 +19,7 @@ function parse(argv: string[]): Map<string, number> {
 const values = parse(process.argv.slice(2));
 const runs = values.get('runs') ?? 1;
 const seed = values.get('seed') ?? Date.now() % 1_000_000;
-if (!redisAvailable()) {
+if (!redisServerAvailable()) {
   console.error('✖ redis-server not found: install it (apt-get install -y redis-server) or set TETHER_REDIS_SERVER');
   process.exit(1);
 }

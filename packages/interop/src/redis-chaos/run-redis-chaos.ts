@@ -14,12 +14,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type TaskRecord } from '@a2a-tether/node';
 import { createRedisTaskStore } from '@a2a-tether/node/redis';
-import { SeededRandom, startTcpProxy, type TcpProxy } from '@a2a-tether/testkit';
+import { SeededRandom, startRedisServer, startTcpProxy, type RedisServer, type TcpProxy } from '@a2a-tether/testkit';
 import { createClient } from 'redis';
 import { quietOfficialServers } from '../chaos/quiet.js';
 import { startOfficialV1Server } from '../official-v1-server.js';
 import { artifactDigest } from './artifact-digest.js';
-import { startDurableRedis, type DurableRedis } from './redis-server.js';
 import { SubscriptionWatch, type DoubleDrive } from './subscription-watch.js';
 
 /** Options of one run. */
@@ -179,7 +178,7 @@ export async function runRedisChaos(options: RedisChaosOptions): Promise<RedisCh
   const loud = quietOfficialServers();
   cleanup.push(async () => loud());
   try {
-    const redis: DurableRedis = await startDurableRedis(dir);
+    const redis: RedisServer = await startRedisServer({ durableIn: dir });
     cleanup.push(() => redis.stop());
     const agent = await startOfficialV1Server({ watch: watch.middleware });
     cleanup.push(() => agent.close());
