@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryTaskStore, TetherError, type LeasingTaskStore, type StoreLease, type StoreWriteOptions, type TaskRecord } from '../src/index.js';
+import { MemoryTaskStore, TetherError, type A2AClient, type LeasingTaskStore, type StoreLease, type StoreWriteOptions, type TaskRecord } from '../src/index.js';
 import { record, rpcResult, startScriptedAgent, T, task, taskFrame, within, type ScriptedAgent } from './helpers/scripted-agent.js';
 
 // Several processes sharing a store that leases tasks (issue 7): the engine drives a task only while it
@@ -216,7 +216,11 @@ describe('leases: one process drives a task', () => {
     expect(await store.get(T)).toBeUndefined();
   });
 
-  it('resumeAll() does not follow a task another process finished after the list was read', async () => {
+  /**
+   * A store holding task T as `working` for client B, whose `list()` returns that record and then — as
+   * another process would between the list and B's lease — replaces it with `meanwhile`.
+   */
+  async function listedThenChanged(meanwhile: Partial<TaskRecord>): Promise<{ store: LeasingMemoryStore; b: A2AClient }> {
     const store = new LeasingMemoryStore(() => agent.clock.now());
     const b = await agent.client({ store, leaseOwner: 'process-b' });
     const record: TaskRecord = { schemaVersion: 1, taskId: T, contextId: 'ctx', agentUrl: b.cardUrl, state: 'working', createdAt: 0, updatedAt: 0, delivery: 'stream' };
@@ -224,27 +228,22 @@ describe('leases: one process drives a task', () => {
     const list = store.list.bind(store);
     store.list = async (filter) => {
       const found = await list(filter);
-      // Between the list and the lease, the other process finishes the task and releases its lease.
-      await store.put({ ...record, state: 'completed', outcome: { kind: 'finished', state: 'completed', at: 1 } });
+      await store.put({ ...record, ...meanwhile });
       return found;
     };
+    return { store, b };
+  }
+
+  it('resumeAll() does not follow a task another process finished after the list was read', async () => {
+    const { store, b } = await listedThenChanged({ state: 'completed', outcome: { kind: 'finished', state: 'completed', at: 1 } });
     expect(await b.resumeAll()).toEqual([]);
     expect(agent.count('SubscribeToTask') + agent.count('GetTask')).toBe(0);
     expect(store.holders.has(T)).toBe(false);
   });
 
   it('a task whose driver saw it end but whose outcome write was fenced out gets its outcome from the next holder', async () => {
-    const store = new LeasingMemoryStore(() => agent.clock.now());
-    const b = await agent.client({ store, leaseOwner: 'process-b' });
-    const record: TaskRecord = { schemaVersion: 1, taskId: T, contextId: 'ctx', agentUrl: b.cardUrl, state: 'working', createdAt: 0, updatedAt: 0, delivery: 'stream' };
-    await store.put(record);
-    const list = store.list.bind(store);
-    store.list = async (filter) => {
-      const found = await list(filter);
-      // The driver's state write landed; its outcome write did not (it will be refused: B's lease fences it).
-      await store.put({ ...record, state: 'completed' });
-      return found;
-    };
+    // The driver's state write landed; its outcome write did not (it will be refused: B's lease fences it).
+    const { store, b } = await listedThenChanged({ state: 'completed' });
     expect(await b.resumeAll()).toEqual([]);
     expect(agent.count('SubscribeToTask') + agent.count('GetTask')).toBe(0);
     expect(await store.get(T)).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
