@@ -87,23 +87,41 @@ describe('RetryBudget: full jitter, Retry-After as a floor, attempt and time bud
 });
 
 describe('RequestLimiter: the request-rate ceiling', () => {
-  it('lets `max` requests through at once, then spaces the rest so no window holds more', async () => {
-    const clock = new Clock();
-    const limiter = new RequestLimiter(3, 1_000, clock);
+  /** Times at which `count` requests queued at once get through, the clock stepping `step` ms. */
+  async function paced(limiter: RequestLimiter, clock: Clock, count: number, step: number, steps: number): Promise<number[]> {
     const times: number[] = [];
-    const acquire = async (): Promise<void> => {
-      await limiter.acquire();
-      times.push(clock.time);
-    };
-    const all = Promise.all([acquire(), acquire(), acquire(), acquire(), acquire()]);
-    for (let i = 0; i < 30; i++) {
+    const all = Promise.all(
+      Array.from({ length: count }, async () => {
+        await limiter.acquire();
+        times.push(clock.time);
+      }),
+    );
+    for (let i = 0; i < steps && times.length < count; i++) {
       await Promise.resolve();
       await Promise.resolve();
-      clock.advance(100);
+      clock.advance(step);
     }
     await all;
-    expect(times.slice(0, 3)).toEqual([0, 0, 0]);
+    return times;
+  }
+
+  it('paces: a burst of two, then one request every window / (max - 2), so no window holds more than max', async () => {
+    const clock = new Clock();
+    const limiter = new RequestLimiter(3, 1_000, clock);
+    const times = await paced(limiter, clock, 6, 100, 60);
+    expect(times.slice(0, 2)).toEqual([0, 0]);
     for (let i = 3; i < times.length; i++) expect((times[i] as number) - (times[i - 3] as number)).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('with the defaults, a long run of requests never waits more than one interval (556 ms) and never exceeds 20 in 10 s', async () => {
+    // Issue 16: a plain window let 20 quick resubscriptions through and made the 21st wait ~8 s.
+    const clock = new Clock();
+    const { maxRequestsPerWindow: max, requestWindowMs: window } = RESILIENCE_DEFAULTS;
+    const limiter = new RequestLimiter(max, window, clock);
+    const times = await paced(limiter, clock, 60, 10, 10_000);
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(Math.ceil(window / (max - 2)) + 10);
+    for (let i = max; i < times.length; i++) expect((times[i] as number) - (times[i - max] as number)).toBeGreaterThanOrEqual(window);
   });
 
   it('an aborted wait gives up its place and counts nothing', async () => {

@@ -72,7 +72,10 @@ export const RESILIENCE_DEFAULTS = {
    * deduplicate by message id. Every send again is reported to `onResend`.
    */
   resendUnknownDeliveries: false as boolean,
-  /** The request-rate ceiling outside a live stream: at most this many requests … */
+  /**
+   * The request-rate ceiling outside a live stream: at most this many requests … (paced: two at once,
+   * then one every `requestWindowMs / (maxRequestsPerWindow - 2)`, so no request waits longer for it).
+   */
   maxRequestsPerWindow: 20,
   /** … in any window of this length (ms). */
   requestWindowMs: 10_000,
