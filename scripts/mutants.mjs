@@ -5,6 +5,8 @@
 // or a line that is not in the code exactly once, fails the run.
 // Each mutant is applied to the working tree and always restored (also on Ctrl-C).
 // `--only TEXT` runs the mutants whose name contains TEXT (e.g. `pnpm mutants --only workflow`).
+// `--after-tests` skips the baseline: for scripts/test-all.mjs, whose test step has just run every test
+// green. A mutant's run stops at its first failing test (`--bail 1`): one failure is all it takes.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -223,10 +225,10 @@ function suiteOf(mutant) {
   return { project: mutant.project ?? 'core', tests: mutant.tests ?? ENGINE_TESTS };
 }
 
-function runTests({ project, tests }) {
+function runTests({ project, tests }, bail = false) {
   // Deterministic tests only (unit tests, scripted agents on a manual clock, real servers on 127.0.0.1).
   // vitest from the workspace's own bin: no global pnpm needed.
-  const result = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', project, '--reporter', 'dot', ...tests], {
+  const result = spawnSync(`${root}node_modules/.bin/vitest`, ['run', '--project', project, '--reporter', 'dot', ...(bail ? ['--bail', '1'] : []), ...tests], {
     cwd: root,
     encoding: 'utf8',
   });
@@ -242,7 +244,7 @@ const selected = MUTANTS.filter((m) => only === undefined || m.name.includes(onl
 // The baseline: per project, every test a selected mutant names passes without any mutant.
 const baselines = new Map();
 for (const { project, tests } of selected.map(suiteOf)) baselines.set(project, new Set([...(baselines.get(project) ?? []), ...tests]));
-for (const [project, tests] of baselines) {
+for (const [project, tests] of process.argv.includes('--after-tests') ? [] : baselines) {
   const baseline = runTests({ project, tests: [...tests] });
   if (!baseline.ok) {
     console.error(`${baseline.output.slice(-4000)}\n✖ the ${project} tests fail without any mutant: fix them first`);
@@ -263,13 +265,15 @@ try {
     const mutated = text.replace(mutant.from, () => mutant.to);
     originals.set(mutant.file, { text, mutated, mutant });
     writeFileSync(mutant.file, mutated);
-    const run = runTests(suiteOf(mutant));
+    const started = Date.now();
+    const run = runTests(suiteOf(mutant), true);
     restoreAll();
+    const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     if (run.ok) {
       survivors++;
-      rows.push(`✖ SURVIVED  ${mutant.name}`);
+      rows.push(`✖ SURVIVED  ${mutant.name} (${took})`);
     } else {
-      rows.push(`✔ killed (${run.failed} failing test${run.failed === 1 ? '' : 's'})  ${mutant.name}`);
+      rows.push(`✔ killed  ${mutant.name} (${took})`);
     }
   }
 } finally {
