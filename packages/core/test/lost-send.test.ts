@@ -1,7 +1,7 @@
 import { startFaultProxy, startTestAgent, type FaultProxy, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type FetchLike, type Resend } from '../src/index.js';
-import { startWorkflow, type LedgerEntry } from '../src/orchestrate-entry.js';
+import { MemoryWorkflowStore, startWorkflow, type LedgerEntry } from '../src/orchestrate-entry.js';
 
 let agent: TestAgent | undefined;
 let proxy: FaultProxy | undefined;
@@ -152,6 +152,28 @@ describe('an agent that takes the message and stores its task 4 s later, the fir
     expect(send.result).toEqual({ taskId: ran[0] });
     expect(receivedIds(a, 'wf-probe')).toEqual([send.key]);
   }, 20_000);
+
+  it('a workflow stopped while its send is looked for and started again at once: the restart keeps looking too; sent once, run once', async () => {
+    const a = await slowAgent();
+    const store = new MemoryWorkflowStore();
+    const hops = [{ id: 'n', agent: 'a', input: () => `${TASK} wf-restart-probe` }];
+    const client = await connect(a.url, { cardCache: false, preferredBindings: ['JSONRPC'] });
+    const first = await startWorkflow({ id: 'restart-lookup', goal: 'g', store, agents: { a: client }, hops });
+    // The message reached the agent (its answer is lost; the task comes 4 s later): the process "dies".
+    for (let i = 0; i < 100 && receivedIds(a, 'wf-restart-probe').length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    first.stop();
+    const again = await connect(a.url, { cardCache: false, preferredBindings: ['JSONRPC'] });
+    const second = await startWorkflow({ id: 'restart-lookup', goal: 'g', store, agents: { a: again }, hops });
+    const summary = await second.done();
+    expect(summary.state).toBe('completed');
+    const sends = summary.record.ledger.filter((e) => e.operation === 'SendMessage');
+    expect(sends).toHaveLength(1);
+    const [send] = sends as [LedgerEntry];
+    expect(receivedIds(a, 'wf-restart-probe')).toEqual([send.key]);
+    expect(await settledTasksWith(a, send.key)).toHaveLength(1);
+    expect(send.outcome).toBe('confirmed-success');
+  }, 30_000);
 
   it('a lookup budget shorter than the agent takes: DELIVERY_UNKNOWN, nothing sent again; a workflow records it unresolved', async () => {
     const a = await slowAgent();

@@ -32,10 +32,14 @@ export function findEntry(record: WorkflowRecord, target: string, operation: str
   return undefined;
 }
 
-/** Whether an error from `client.start()` leaves the send's outcome unknown. */
-export function sendOutcome(error: unknown): 'failed' | 'unknown' {
+/**
+ * What an error from `client.start()` says about the send: `failed` (the agent answered with an error,
+ * or a local check refused it), `not-delivered` (it surely never reached the agent, and trying again
+ * may help: the engine gave up on attempts that each failed before arriving), or `unknown`.
+ */
+export function sendOutcome(error: unknown): 'failed' | 'not-delivered' | 'unknown' {
   if (error instanceof A2AError) return 'failed';
-  if (error instanceof TetherError && !error.maybeDelivered) return 'failed';
+  if (error instanceof TetherError && !error.maybeDelivered) return error.isRetryable || error.code === 'RETRY_EXHAUSTED' ? 'not-delivered' : 'failed';
   return 'unknown';
 }
 

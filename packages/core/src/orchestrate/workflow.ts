@@ -4,6 +4,7 @@ import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import { randomId, type MessageInput } from '../model/message-input.js';
 import type { Metadata, Part, Task } from '../model/types.js';
 import type { Resend } from '../task/delivery.js';
+import { RESILIENCE_DEFAULTS } from '../task/resilience.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { TaskEvent, TaskView } from '../task/task-event.js';
 import { hashInput } from './canonical.js';
@@ -52,6 +53,8 @@ const DEFAULT_CANCEL_WAIT_MS = 5_000;
 const MIN_CANCEL_ANSWER_MS = 1_000;
 /** Sends of one node (per revision) verified as never delivered before the node fails instead of sending again. */
 const MAX_UNDELIVERED = 3;
+/** While a lost send is looked for (see `resolveSend`), ListTasks this often (ms). */
+const LOOK_AGAIN_MS = 1_000;
 const NOT_DELIVERED = 'not delivered';
 const UPDATE_KINDS = new Set(['question', 'correction', 'pause', 'resume', 'cancel', 'new-goal']);
 
@@ -566,13 +569,22 @@ export class Workflow {
   }
 
   /**
-   * A send whose answer never came: find its task before anything is sent again. `lookedFor`: the
-   * engine already looked for it for its whole lookup budget (`DELIVERY_UNKNOWN`), so one more "not
-   * found" proves nothing either — unresolved, not sent again.
+   * A send whose answer never came (lost, or the orchestrator stopped before it): find its task before
+   * anything is sent again. A task not found is no proof the message did not arrive — an agent may store
+   * its task seconds later — so it is looked for until the engine's lookup budget (`lostSendLookupMs`)
+   * has passed since the send began (a restart can come right after it), then the send is unresolved,
+   * never sent again. `lookedFor`: the engine already looked for its whole budget (`DELIVERY_UNKNOWN`).
    */
   private async resolveSend(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry | undefined, lookedFor = false): Promise<void> {
-    const found = await findSentTask(this.client(attempt.agent), this.record.contextId, attempt.messageId);
-    if (found === 'unknowable' || (found === undefined && lookedFor)) {
+    const client = this.client(attempt.agent);
+    const until = lookedFor ? 0 : Date.parse(attempt.startedAt) + RESILIENCE_DEFAULTS.lostSendLookupMs;
+    let found = await findSentTask(client, this.record.contextId, attempt.messageId);
+    while (found === undefined && this.now() < until && !this.stopped) {
+      await new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS));
+      found = await findSentTask(client, this.record.contextId, attempt.messageId);
+    }
+    if (this.stopped) return;
+    if (found === 'unknowable' || found === undefined) {
       const why =
         found === 'unknowable'
           ? 'the agent offers no way to look for the task (no ListTasks) or the lookup failed'
@@ -584,15 +596,15 @@ export class Workflow {
       await this.save();
       return;
     }
-    if (found) {
-      if (entry) settle(entry, this.iso(), 'confirmed-success', `found task ${found.id} by its message id`, { taskId: found.id });
-      attempt.taskId = found.id;
-      await this.save();
-      await this.resumeAttempt(node, attempt, found.id);
-      return;
-    }
-    // Surely not delivered: the same intended action may be sent again, with the same key.
-    if (entry) settle(entry, this.iso(), 'confirmed-failure', `${NOT_DELIVERED} (ListTasks shows no task with this message)`);
+    if (entry) settle(entry, this.iso(), 'confirmed-success', `found task ${found.id} by its message id`, { taskId: found.id });
+    attempt.taskId = found.id;
+    await this.save();
+    await this.resumeAttempt(node, attempt, found.id);
+  }
+
+  /** A send that surely never reached the agent: the same intended action may go again, with the same key (a bounded number of times). */
+  private async resendUndelivered(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry, why: string): Promise<void> {
+    settle(entry, this.iso(), 'confirmed-failure', `${NOT_DELIVERED} (${why})`);
     attempt.state = 'skipped';
     attempt.endedAt = this.iso();
     const lost = this.record.ledger
@@ -671,7 +683,13 @@ export class Workflow {
     } catch (error) {
       this.inflight.delete(entry.id);
       attempt.error = errorInfo(error);
-      if (sendOutcome(error) === 'failed') {
+      const outcome = sendOutcome(error);
+      if (outcome === 'not-delivered') {
+        this.clearHopTimer(node, attempt);
+        await this.resendUndelivered(node, attempt, entry, attempt.error.message);
+        return;
+      }
+      if (outcome === 'failed') {
         settle(entry, this.iso(), 'confirmed-failure', attempt.error.message);
         attempt.state = 'failed';
         attempt.endedAt = this.iso();
@@ -1173,7 +1191,8 @@ export class Workflow {
         const found = await findSentTask(this.client(entry.target), this.record.contextId, entry.key);
         if (found === 'unknowable') settle(entry, this.iso(), 'unresolved', 'no way to look for the task: not sent again');
         else if (found) settle(entry, this.iso(), 'confirmed-success', `found task ${found.id}`, { taskId: found.id });
-        else settle(entry, this.iso(), 'confirmed-failure', `${NOT_DELIVERED} (ListTasks)`);
+        // Not found is no proof: the agent may store its task later. Unknown, and not sent again (it is superseded).
+        else settle(entry, this.iso(), 'unknown', 'ListTasks shows no task with this message yet: not sent again');
         continue;
       }
       if (entry.operation === 'CancelTask') continue; // its attempt's cancel record says what is known

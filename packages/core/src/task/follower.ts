@@ -1188,6 +1188,8 @@ export class TaskFollower {
     const { resilience, scheduler, random } = this.context;
     const budget = new RetryBudget(resilience, scheduler, random);
     if (purpose === 'reply') this.reconciler?.replied();
+    // Whether any attempt may have reached the agent (only a resent `unknown` can have, and give up after).
+    let mayHaveArrived = false;
     for (let attempt = 1; ; attempt++) {
       try {
         const streaming = this.mode === 'stream' && this.context.streamSlots.free();
@@ -1223,6 +1225,7 @@ export class TaskFollower {
             return { type: 'sent', streaming: false };
           }
         }
+        if (verdict === 'unknown') mayHaveArrived = true;
         const decision = budget.fail(failure.retryAfterMs);
         if (attempt >= resilience.maxSendAttempts || !decision.retry) {
           const why = attempt >= resilience.maxSendAttempts ? `${attempt} attempts` : decision.retry ? '' : decision.reason;
@@ -1232,6 +1235,8 @@ export class TaskFollower {
               taskId: message.taskId,
               messageId: message.messageId,
               cause: failure,
+              // Every attempt surely failed to arrive: the caller may send it again (a workflow does).
+              maybeDelivered: mayHaveArrived,
             }),
           );
         }
