@@ -11,7 +11,7 @@ import {
 } from '@a2a-tether/core';
 import { createClient } from 'redis';
 import { ACQUIRE, COMPARE_AND_SET, FENCED, RELEASE, RENEW, WRITE } from './redis/lease-scripts.js';
-import { bounded, unavailable, type CallSite } from './redis/redis-call.js';
+import { bounded, type CallSite } from './redis/redis-call.js';
 
 /**
  * The commands the store sends, as node-redis (`redis` v5) clients offer them: any client from
@@ -167,18 +167,12 @@ function fenceArg(options: StoreWriteOptions | undefined, operation: string): st
 
 /** Connects with a deadline: node-redis's own connect() retries without end while Redis is down. */
 async function connectWithin(client: RedisStoreClient, timeoutMs: number, owned: boolean, where: string): Promise<void> {
-  const site: CallSite = { operation: 'createRedisTaskStore', writes: false };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unavailable(site, `could not connect to ${where} within ${timeoutMs} ms`)), timeoutMs);
-  });
+  const site: CallSite = { operation: `createRedisTaskStore (${where})`, writes: false };
   try {
-    await Promise.race([client.connect(), late]);
+    await bounded(site, timeoutMs, () => client.connect(), `could not connect within ${timeoutMs} ms`);
   } catch (error) {
     if (owned) client.destroy?.();
-    throw error instanceof TetherError ? error : unavailable(site, `could not connect to ${where}: ${redact(error instanceof Error ? error.message : String(error))}`, error);
-  } finally {
-    clearTimeout(timer);
+    throw error;
   }
 }
 

@@ -50,10 +50,10 @@ export function storeError(site: CallSite, error: unknown): TetherError {
  * store call never waits out an outage (a command may still reach Redis later: writes that matter are
  * compare-and-set or fenced, so a late one cannot overwrite a newer record).
  */
-export async function bounded<T>(site: CallSite, timeoutMs: number, command: () => Promise<T>): Promise<T> {
+export async function bounded<T>(site: CallSite, timeoutMs: number, command: () => Promise<T>, lateWhy = `no answer from Redis within ${timeoutMs} ms`): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unavailable(site, `no answer from Redis within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(unavailable(site, lateWhy)), timeoutMs);
   });
   try {
     return await Promise.race([command(), late]);
