@@ -8,34 +8,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, TetherError, type AuthOptions } from '../src/index.js';
-import { Exposure, MARK, PLANTED } from './helpers/planted.js';
+import { Exposure, MARK, PLANTED, securedCard as card, type Scheme } from './helpers/planted.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-type Scheme = 'bearer' | 'header' | 'query';
 
-/** A v1.0 card with one JSON-RPC interface at `rpc`, requiring a bearer token, or an API key in a header or the query. */
-function card(rpc: string, scheme: Scheme): object {
-  const schemes =
-    scheme === 'bearer'
-      ? { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } }
-      : { key: { apiKeySecurityScheme: { location: scheme, name: scheme === 'query' ? 'token' : 'X-API-Key' } } };
-  return {
-    name: 'echo',
-    description: 'echoes what it was sent',
-    version: '1',
-    supportedInterfaces: [{ url: rpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    capabilities: { streaming: true },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    securitySchemes: schemes,
-    securityRequirements: [{ schemes: { [Object.keys(schemes)[0] as string]: { list: [] } } }],
-  };
-}
 
 const ids = { taskId: 't-echo', contextId: 'c-echo' };
 const working = { task: { id: ids.taskId, contextId: ids.contextId, status: { state: 'TASK_STATE_WORKING' } } };

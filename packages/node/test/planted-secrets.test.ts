@@ -30,7 +30,7 @@ import {
 } from '../src/index.js';
 import { createFileWorkflowStore, startWorkflow, type WorkflowRecord, type WorkflowStore } from '../src/orchestrate-entry.js';
 import { createRedisTaskStore } from '../src/redis-entry.js';
-import { Exposure, MARK, PLANTED, RecordingStore, watchLogs } from './helpers/planted.js';
+import { Exposure, MARK, PLANTED, RecordingStore, securedCard as card, watchLogs } from './helpers/planted.js';
 import { available as redisAvailable, requireRedis, startRedis } from './helpers/redis.js';
 
 const FAST = {
@@ -273,25 +273,6 @@ async function server(handler: (req: IncomingMessage, res: ServerResponse, body:
   return { origin, requests };
 }
 
-/** A v1.0 card with one JSON-RPC interface at `rpc`, requiring bearer, or an API key in the query. */
-function card(rpc: string, scheme: 'bearer' | 'query'): object {
-  const schemes =
-    scheme === 'bearer'
-      ? { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } }
-      : { key: { apiKeySecurityScheme: { location: 'query', name: 'token' } } };
-  return {
-    name: 'echo',
-    description: 'echoes what it was sent',
-    version: '1',
-    supportedInterfaces: [{ url: rpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    capabilities: { streaming: true },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    securitySchemes: schemes,
-    securityRequirements: [{ schemes: { [Object.keys(schemes)[0] as string]: { list: [] } } }],
-  };
-}
 
 /** Everything the request carried, as an agent that echoes it would show it. */
 function echoOf(req: IncomingMessage, body: string): string {

@@ -141,3 +141,26 @@ export function watchLogs(): { lines: unknown[][]; stop: () => void } {
     },
   };
 }
+
+/** How a secured card asks for its credential. */
+export type Scheme = 'bearer' | 'header' | 'query';
+
+/** A v1.0 card with one JSON-RPC interface at `rpc`, requiring a bearer token, or an API key in a header or the query. */
+export function securedCard(rpc: string, scheme: Scheme): object {
+  const schemes =
+    scheme === 'bearer'
+      ? { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } }
+      : { key: { apiKeySecurityScheme: { location: scheme, name: scheme === 'query' ? 'token' : 'X-API-Key' } } };
+  return {
+    name: 'echo',
+    description: 'echoes what it was sent',
+    version: '1',
+    supportedInterfaces: [{ url: rpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    capabilities: { streaming: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+    securitySchemes: schemes,
+    securityRequirements: [{ schemes: { [Object.keys(schemes)[0] as string]: { list: [] } } }],
+  };
+}
