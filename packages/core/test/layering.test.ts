@@ -1,8 +1,16 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '..', 'src');
+const PACKAGES = join(import.meta.dirname, '..', '..');
+
+/**
+ * No source file is longer than this. Lowered as the engine and the orchestrator are split into
+ * small modules (issue 17: the target is 600).
+ */
+const LINE_CEILING = 1738;
 
 /** The folders of `src` each file of `folder` imports from (its own folder as '.'). */
 function importedFolders(folder: string): Map<string, string[]> {
@@ -17,10 +25,122 @@ function importedFolders(folder: string): Map<string, string[]> {
   return out;
 }
 
+/** Every source file (no tests) of every package's `src`. */
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (path.endsWith('.ts') && !path.endsWith('.test.ts')) files.push(path);
+    }
+  };
+  for (const pkg of readdirSync(PACKAGES)) {
+    const src = join(PACKAGES, pkg, 'src');
+    if (statSync(src, { throwIfNoEntry: false })?.isDirectory()) walk(src);
+  }
+  return files;
+}
+
+/** The files each file imports by a relative path: `import`, `import type`, `export … from` and `import()`. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const targets: string[] = [];
+    for (const [, spec] of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      targets.push(resolve(dirname(file), (spec as string).replace(/\.js$/, '.ts')));
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** The import cycles of `graph`: its strongly connected components of more than one file (or a file importing itself). */
+function importCycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
 describe('layering of core', () => {
   // http/ is the mechanism (fetch, redirects, timeouts, typed errors); auth/ is policy on top of it.
   it('http/ imports nothing but itself and errors/', () => {
     const folders = importedFolders('http');
     expect(Object.fromEntries([...folders].filter(([folder]) => folder !== '.' && folder !== 'errors'))).toEqual({});
+  });
+
+  it('in task/, only the handle and start-task import the follow loop', () => {
+    const importers = readdirSync(join(SRC, 'task'))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .filter((f) => /from\s+'\.\/follower\.js'/.test(readFileSync(join(SRC, 'task', f), 'utf8')));
+    expect(importers.sort()).toEqual(['start-task.ts', 'task-handle.ts']);
+  });
+});
+
+describe('layering of every package', () => {
+  const files = sourceFiles();
+
+  it('finds the sources it checks', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.some((f) => f.endsWith(join('task', 'follower.ts')))).toBe(true);
+  });
+
+  it('has no import cycles in packages/*/src (type-only imports and import() included)', () => {
+    const cycles = importCycles(importGraph(files)).map((c) => c.map((f) => relative(PACKAGES, f)));
+    expect(cycles).toEqual([]);
+  });
+
+  it('the cycle finder finds a cycle, also through a type-only import or an import()', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'layering-'));
+    const file = (name: string, text: string): string => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const a = file('a.ts', "import type { B } from './b.js';\nexport interface A { b: B }\n");
+    const b = file('b.ts', "export { c } from './c.js';\nexport interface B { n: number }\n");
+    const c = file('c.ts', "export const c = () => import('./a.js');\n");
+    const d = file('d.ts', "import { c } from './c.js';\nvoid c;\n");
+    try {
+      expect(importCycles(importGraph([a, b, c, d]))).toEqual([[a, b, c].sort()]);
+      expect(importCycles(importGraph([b, d]))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`no source file is over ${LINE_CEILING} lines`, () => {
+    const over = files
+      .map((f) => ({ file: relative(PACKAGES, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
+      .filter((f) => f.lines > LINE_CEILING);
+    expect(over).toEqual([]);
   });
 });

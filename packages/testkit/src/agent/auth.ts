@@ -1,9 +1,18 @@
 import { Buffer } from 'node:buffer';
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { TestAgentAuth } from './options.js';
 
 const REALM = 'a2a-testkit';
+
+/** Credentials the agent accepts. Any configured scheme is enough (OR). */
+export interface TestAgentAuth {
+  /** Accepted bearer tokens (`Authorization: Bearer <token>`). */
+  bearer?: string[] | undefined;
+  /** API keys in a header (default `X-API-Key`) and/or a query parameter (when `query` is set). */
+  apiKey?: { header?: string | undefined; query?: string | undefined; values: string[] } | undefined;
+  /** HTTP Basic credentials. */
+  basic?: { username: string; password: string } | undefined;
+}
 
 /** Card security declarations in the three dialects (v1 ProtoJSON, v0.3 JSON, v0.3 proto JSON). */
 export interface SecurityDeclarations {

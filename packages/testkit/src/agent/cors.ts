@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TestAgentAuth } from './options.js';
+import type { TestAgentAuth } from './auth.js';
 
 /**
  * An explicit CORS policy: a preflight that asks for a method or request header not listed here is

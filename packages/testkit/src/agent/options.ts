@@ -1,3 +1,4 @@
+import type { TestAgentAuth } from './auth.js';
 import { resolveCors } from './cors.js';
 import type { CorsMode, TestAgentCors } from './cors.js';
 import { checkMisbehaviourNames } from './misbehaviour.js';
@@ -45,16 +46,6 @@ export interface TestAgentBehaviour {
    * learns what happened. Counts down per such send (set it again with `setBehaviour`). Default 0.
    */
   loseAnswers?: number | undefined;
-}
-
-/** Credentials the agent accepts. Any configured scheme is enough (OR). */
-export interface TestAgentAuth {
-  /** Accepted bearer tokens (`Authorization: Bearer <token>`). */
-  bearer?: string[] | undefined;
-  /** API keys in a header (default `X-API-Key`) and/or a query parameter (when `query` is set). */
-  apiKey?: { header?: string | undefined; query?: string | undefined; values: string[] } | undefined;
-  /** HTTP Basic credentials. */
-  basic?: { username: string; password: string } | undefined;
 }
 
 /** Options of {@link startTestAgent}. */
@@ -177,3 +168,5 @@ export function resolveOptions(options: TestAgentOptions, builtIns: Record<strin
     cancelWaitMs: options.cancelWaitMs ?? d.cancelWaitMs,
   };
 }
+
+export type { TestAgentAuth } from './auth.js';

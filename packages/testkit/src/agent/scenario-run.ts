@@ -5,7 +5,7 @@ import { firstText, isTerminal } from './model.js';
 import type { TestMessage, TestPart, TestTaskState } from './model.js';
 import { ScenarioError, parseScenarioCommand } from './scenario.js';
 import type { ScenarioArtifactInput, ScenarioContext, ScenarioFn, ScenarioStatusOptions } from './scenario.js';
-import type { TaskEntry, TaskObserver, TaskRegistry } from './task-registry.js';
+import type { TaskEntry, TaskObserver, TaskRegistry, TaskRun } from './task-registry.js';
 
 interface Waiter {
   resolve(text: string): void;
@@ -22,7 +22,7 @@ function abortReason(signal: AbortSignal): unknown {
  * follow-up messages, and the task it creates (if any). It outlives stream connections, so the task keeps
  * going while the agent is stopped.
  */
-export class ScenarioRun {
+export class ScenarioRun implements TaskRun {
   entry: TaskEntry | undefined;
   /** False once the script returned or threw. */
   active = true;

@@ -12,7 +12,6 @@ import type {
   TestTaskStatus,
 } from './model.js';
 import type { TestAgentBehaviour } from './options.js';
-import type { ScenarioRun } from './scenario-run.js';
 import { TaskMisbehaviour } from './task-misbehaviour.js';
 
 /** Something following a task or a run: open streams, blocking sends. Called synchronously. */
@@ -23,6 +22,22 @@ export interface TaskObserver {
   event?(event: TaskEvent, entry: TaskEntry): void;
   /** The scenario run finished (no more events); `error` when it ended with a protocol error. */
   end?(error: AgentError | undefined): void;
+}
+
+/** The scenario run that drives a task, as the registry and the operations see it (`ScenarioRun`). */
+export interface TaskRun {
+  /** Still running (events may follow). */
+  readonly active: boolean;
+  /** Settles when the run finished. */
+  readonly done: Promise<void>;
+  /** Tells `observer` of every event from now on; returns the unsubscribe function. */
+  observe(observer: TaskObserver): () => void;
+  /** Hands the run the text of a reply (input-required). */
+  pushInput(text: string): void;
+  /** The client asked to cancel the task. */
+  cancel(): void;
+  /** Stops the run (the agent is closing). */
+  abort(reason: string): void;
 }
 
 /** Server-side state of one task. */
@@ -36,7 +51,7 @@ export class TaskEntry {
   /** `history.length` right after each event (index = seq - 1), so an old snapshot can be rebuilt. */
   readonly historyLengths: number[] = [];
   /** The scenario run that drives this task (kept after it finished). */
-  run: ScenarioRun | undefined;
+  run: TaskRun | undefined;
 
   constructor(
     readonly id: string,
@@ -104,7 +119,7 @@ function makeClock(): () => number {
 /** All tasks of one agent, with their event logs. Survives stop()/start(). */
 export class TaskRegistry {
   private readonly entries = new Map<string, TaskEntry>();
-  private readonly runs = new Set<ScenarioRun>();
+  private readonly runs = new Set<TaskRun>();
   private order = 0;
   private readonly clock = makeClock();
   /** Set by close(): runs stop mutating state and nothing is sent anymore. */
@@ -134,11 +149,11 @@ export class TaskRegistry {
     return [...this.entries.values()];
   }
 
-  trackRun(run: ScenarioRun): void {
+  trackRun(run: TaskRun): void {
     this.runs.add(run);
   }
 
-  untrackRun(run: ScenarioRun): void {
+  untrackRun(run: TaskRun): void {
     this.runs.delete(run);
   }
 
@@ -152,7 +167,7 @@ export class TaskRegistry {
     userMessage: TestMessage,
     statusMessage: TestMessage | undefined,
     observers: Iterable<TaskObserver>,
-    run: ScenarioRun,
+    run: TaskRun,
     selection?: MisbehaviourSelection,
   ): TaskEntry {
     const misbehaviour = new TaskMisbehaviour(this.behaviour, selection);
