@@ -189,9 +189,9 @@ const MUTANTS = [
   },
   {
     name: 'leases: no local deadline (a process cut off from the store drives on)',
-    file: task('follower.ts'),
-    from: 'if (scheduler.now() - confirmed >= grace) this.leaseLost(',
-    to: 'if (false) this.leaseLost(',
+    file: task('lease-keeper.ts'),
+    from: 'if (scheduler.now() - confirmed >= grace) this.lose(',
+    to: 'if (false) this.lose(',
     tests: ['packages/core/test/engine-leases.test.ts'],
   },
   {

@@ -42,6 +42,18 @@ export const DEFAULTS = {
    * within two thirds of it.
    */
   leaseMs: 30_000,
+  /** How long `cancel()` watches for the task to end after its request, unless `waitMs` says (ms). */
+  cancelWaitMs: 5_000,
+  /** Push delivery: GetTask this often anyway while waiting for pushes, unless `push.safetyPollMs` says (ms). */
+  pushSafetyPollMs: 60_000,
+  /** With the platform's network signals (browsers): after a wake, the longest random delay before the next attempt, and how often to look whether an offline network is back in case a wake was missed (ms). */
+  network: { wakeJitterMs: 1_000, offlineLookMs: 5_000 },
+  /**
+   * Tabs (a coordinator): how often a mirror asks the driver for a snapshot until one comes; how long a
+   * mirror granted the claim of a task its driver just ended waits for the driver's "finished"; how long
+   * a mirror's reply sent by the driver waits for the driver's answer (ms).
+   */
+  tabs: { mirrorSyncMs: 1_000, lateEndMs: 2_000, relayTimeoutMs: 60_000 },
   /** The task engine (`client.start()`, `client.resume()`): see {@link RESILIENCE_DEFAULTS}. */
   resilience: RESILIENCE_DEFAULTS,
 } as const;

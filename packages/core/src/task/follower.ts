@@ -12,8 +12,10 @@ import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
 import { IdleTimer } from './idle-probe.js';
 import { InputWait } from './input-wait.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { connectionOf, next, type Facts, type Outcome, type Phase } from './phase.js';
 import { PollCadence } from './poll-cadence.js';
+import { PushWaiter, rearmPush } from './push-waiter.js';
 import { Reconciler } from './reconciler.js';
 import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget, type RetryDecision } from './retry-budget.js';
@@ -61,20 +63,8 @@ export interface CancelOptions extends CallOptions {
   waitMs?: number | undefined;
 }
 
-const DEFAULT_CANCEL_WAIT_MS = 5_000;
-/** After a wake, the longest random delay before the next attempt (ms). */
-const WAKE_JITTER_MS = 1_000;
-/** While offline, how often to look whether the network is back, in case a wake was missed (ms). */
-const OFFLINE_LOOK_MS = 5_000;
-/** A mirror asks the driver for a snapshot this often until one comes (ms). */
-const MIRROR_SYNC_MS = 1_000;
-/** A mirror granted the claim of a task its driver just ended: how long to wait for the driver's "finished" (ms). */
-const LATE_END_MS = 2_000;
-/** A mirror's reply sent by the driver: how long to wait for the driver's answer (ms). */
-const RELAY_TIMEOUT_MS = 60_000;
-
-/** Push mode: GetTask this often anyway while waiting for pushes (ms), unless `push.safetyPollMs` says otherwise. */
-const PUSH_SAFETY_POLL_MS = 60_000;
+const { mirrorSyncMs: MIRROR_SYNC_MS, lateEndMs: LATE_END_MS, relayTimeoutMs: RELAY_TIMEOUT_MS } = DEFAULTS.tabs;
+const { wakeJitterMs: WAKE_JITTER_MS, offlineLookMs: OFFLINE_LOOK_MS } = DEFAULTS.network;
 
 /** Where a follower reports to (its task handle). */
 export interface FollowerSink {
@@ -222,21 +212,13 @@ export class TaskFollower {
   /** How many times the task moved (a poll compares it to tell a change). */
   private moves = 0;
   private running = false;
-  /** Push mode: a push arrived that no GetTask has looked at yet. */
-  private pushDirty = false;
-  /** Push mode: wakes a safety-poll wait when a push arrives. */
-  private pushWake: (() => void) | undefined;
-  private pushUnsubscribe: (() => void) | undefined;
-  /** Push mode: this task's push config (its token is never stored). */
-  private pushConfig: { id: string; token: string } | undefined;
+  /** Push mode: the task's webhook config and the wait for its pushes. */
+  private push: PushWaiter | undefined;
   private readonly oldPushConfigId: string | undefined;
   /** A terminal status that arrived on a stream, held until the follow ends (G2: content after it comes first). */
   private heldTerminal: TaskEvent[] | undefined;
-  /** The task's lease, when the store leases tasks (several processes share it). */
-  private lease: StoreLease | undefined;
-  private leaseTimer: TimerHandle | undefined;
-  /** When no renewal was confirmed in time: the follow stops (LEASE_LOST). */
-  private leaseDeadline: TimerHandle | undefined;
+  /** Keeps the task's lease, when the store leases tasks (several processes share it). */
+  private leaseKeeper: LeaseKeeper | undefined;
   /** The fencing token of the lease taken for this task: every write carries it, also after the lease was lost. */
   private fence: number | undefined;
   /** Tabs (a coordinator): this follower's claim on the task, and whether it mirrors another driver. */
@@ -304,8 +286,8 @@ export class TaskFollower {
     const push = this.context.push;
     if (mode === 'push' && push) {
       // The webhook is registered with the creating send; its token authenticates the agent's pushes.
-      this.pushConfig = this.newPushConfig();
-      options = { ...options, pushNotification: { id: this.pushConfig.id, url: push.url, token: this.pushConfig.token } };
+      this.push = new PushWaiter(push, this.context.scheduler, this.context.newId);
+      options = { ...options, pushNotification: this.push.registration() };
     }
     const ack = deferred<StartAck>();
     this.pending = { message, purpose: 'start', options, ack };
@@ -322,32 +304,15 @@ export class TaskFollower {
     void this.run();
   }
 
-  /**
-   * A resumed push-mode task: the token of its webhook was never stored, so a new config is registered
-   * (and the old one removed). If the agent refuses, the task is polled instead.
-   */
+  /** A resumed push-mode task: a new webhook config (see {@link rearmPush}), or polling if there can be none. */
   private async rearmPush(): Promise<void> {
-    const push = this.context.push;
-    const r = this.reconciler as Reconciler;
-    if (!push || !this.context.client.agent.push) {
+    const { client, push, scheduler, newId } = this.context;
+    const taskId = (this.reconciler as Reconciler).taskId;
+    this.push = await rearmPush(client, push, scheduler, newId, taskId, this.oldPushConfigId, this.stopper.signal);
+    if (this.push) this.persist({ pushConfigId: this.push.config.id });
+    else {
       this.mode = 'poll';
       this.persist({ delivery: 'poll' });
-      return;
-    }
-    const config = this.newPushConfig();
-    try {
-      await this.context.client.createPushConfig({ taskId: r.taskId, id: config.id, url: push.url, token: config.token }, { signal: this.stopper.signal });
-    } catch {
-      this.mode = 'poll';
-      this.persist({ delivery: 'poll' });
-      return;
-    }
-    this.pushConfig = config;
-    this.listenForPushes(r.taskId);
-    const old = this.oldPushConfigId;
-    if (old !== undefined && old !== config.id) {
-      // Best effort: a config nobody can authenticate any more only costs the agent refused posts.
-      void this.context.client.deletePushConfig(r.taskId, old, { signal: this.stopper.signal }).catch(() => undefined);
     }
   }
 
@@ -368,11 +333,9 @@ export class TaskFollower {
   }
 
   /**
-   * Drives the task only while holding its lease (asked for at `askedAt`, on this process's clock):
-   * renewed every quarter of its TTL. The follow stops (`LEASE_LOST`) when a renewal is refused, or
-   * when none was confirmed within two thirds of the TTL — a process cut off from the store (its
-   * renewals hang or fail) stops before the store can let the lease pass to another process, which
-   * can happen only a whole TTL after the last renewal this process sent. Released at the end.
+   * Drives the task only while holding its lease (asked for at `askedAt`, on this process's clock),
+   * kept by a {@link LeaseKeeper}: the follow stops (`LEASE_LOST`) when the keeper loses it. Released
+   * at the end, after the last record write.
    */
   holdLease(lease: StoreLease, askedAt: number): void {
     const taskId = this.taskId;
@@ -380,44 +343,9 @@ export class TaskFollower {
       void lease.release().catch(() => undefined);
       return;
     }
-    this.lease = lease;
     this.fence = lease.fence;
     this.context.following.set(taskId, this);
-    const { scheduler } = this.context;
-    const ttl = lease.ttlMs ?? DEFAULTS.leaseMs;
-    const every = Math.max(1, Math.floor(ttl / 4));
-    const grace = Math.max(1, Math.floor((ttl * 2) / 3));
-    let confirmed = askedAt;
-    const armDeadline = (): void => {
-      if (this.leaseDeadline !== undefined) scheduler.clearTimeout(this.leaseDeadline);
-      this.leaseDeadline = scheduler.setTimeout(() => {
-        this.leaseDeadline = undefined;
-        if (this.lease !== lease || this.finished) return;
-        if (scheduler.now() - confirmed >= grace) this.leaseLost(`no renewal of its lease was confirmed within ${grace} ms (the store is unreachable?)`);
-        else armDeadline();
-      }, Math.max(1, confirmed + grace - scheduler.now()));
-    };
-    const renew = (): void => {
-      this.leaseTimer = undefined;
-      const asked = scheduler.now();
-      void lease.renew().then(
-        (held) => {
-          if (this.finished || this.lease !== lease) return;
-          if (!held) {
-            this.leaseLost('its lease expired or passed to another process');
-            return;
-          }
-          confirmed = Math.max(confirmed, asked);
-          this.leaseTimer = scheduler.setTimeout(renew, every);
-        },
-        () => {
-          // The store could not be asked: try again; the deadline stops the follow if none succeeds in time.
-          if (!this.finished && this.lease === lease) this.leaseTimer = scheduler.setTimeout(renew, every);
-        },
-      );
-    };
-    this.leaseTimer = scheduler.setTimeout(renew, every);
-    armDeadline();
+    this.leaseKeeper = new LeaseKeeper(lease, askedAt, this.context.scheduler, (why) => this.leaseLost(why));
   }
 
   /**
@@ -663,7 +591,7 @@ export class TaskFollower {
   }
 
   private leaseLost(why: string): void {
-    this.stopLease();
+    this.leaseKeeper = undefined;
     this.interrupt({
       type: 'fatal',
       error: new TetherError('LEASE_LOST', `task ${this.taskId ?? ''}: stopped driving it: ${why}; another process may drive it now`, {
@@ -671,18 +599,6 @@ export class TaskFollower {
         maybeDelivered: false,
       }),
     });
-  }
-
-  /** Stops renewing and watching the lease; returns it (to release), if there was one. */
-  private stopLease(): StoreLease | undefined {
-    const { scheduler } = this.context;
-    if (this.leaseTimer !== undefined) scheduler.clearTimeout(this.leaseTimer);
-    if (this.leaseDeadline !== undefined) scheduler.clearTimeout(this.leaseDeadline);
-    this.leaseTimer = undefined;
-    this.leaseDeadline = undefined;
-    const lease = this.lease;
-    this.lease = undefined;
-    return lease;
   }
 
   /**
@@ -709,24 +625,6 @@ export class TaskFollower {
       close();
     };
     return feed;
-  }
-
-  /** A webhook config of this task's own: an id, and a token nobody else knows (never stored). */
-  private newPushConfig(): { id: string; token: string } {
-    const { newId } = this.context;
-    return { id: `tether-${newId()}`, token: `${newId()}${newId()}` };
-  }
-
-  /** Push mode: the receiver accepts this task's pushes; each one wakes the safety-poll wait. */
-  private listenForPushes(taskId: string): void {
-    const push = this.context.push;
-    if (!push || !this.pushConfig || this.pushUnsubscribe) return;
-    push.receiver.expect(taskId, { token: this.pushConfig.token });
-    this.pushUnsubscribe = push.receiver.subscribe(taskId, () => {
-      this.pushDirty = true;
-      this.pushWake?.();
-    });
-    this.persist({ pushConfigId: this.pushConfig.id });
   }
 
   /**
@@ -765,7 +663,7 @@ export class TaskFollower {
   async cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
     const r = this.reconciler;
     if (!r) throw new TetherError('INVALID_ARGUMENT', 'no task to cancel yet', { maybeDelivered: false });
-    const { reason, waitMs = DEFAULT_CANCEL_WAIT_MS, ...call } = options;
+    const { reason, waitMs = DEFAULTS.cancelWaitMs, ...call } = options;
     const principal = this.context.principal;
     const asked: CancelRecord = { requestedAt: this.context.scheduler.now(), reason, ...(principal === undefined ? {} : { by: principal }) };
     this.persist({ cancel: asked });
@@ -972,7 +870,7 @@ export class TaskFollower {
     const phase = this.phase;
     let state = connectionOf(phase);
     if (state === undefined || phase.name === 'detached') return;
-    if (state === 'polling' && this.mode === 'push' && this.pushConfig) state = 'waiting-push';
+    if (state === 'polling' && this.mode === 'push' && this.push) state = 'waiting-push';
     if (state === 'reconnecting' && !this.everConnected) state = 'connecting';
     const terminal = isTerminalState(this.reconciler?.state ?? 'unknown');
     // After the task ended nothing but `closed` is news (no "reconnecting" after completion).
@@ -993,12 +891,10 @@ export class TaskFollower {
   private finish(): void {
     this.inputWait.stop();
     this.forgetWhenWritten();
-    const lease = this.stopLease();
     // After the last record write: the next owner reads a record that is whole.
-    if (lease) void this.flush().catch(() => undefined).then(() => lease.release()).catch(() => undefined);
-    this.pushUnsubscribe?.();
-    this.pushUnsubscribe = undefined;
-    if (this.pushConfig && this.reconciler) this.context.push?.receiver.forget(this.reconciler.taskId);
+    this.leaseKeeper?.release(this.flush());
+    this.leaseKeeper = undefined;
+    this.push?.stop();
     this.stopper.abort();
     this.over.resolve();
     const phase = this.phase;
@@ -1161,7 +1057,10 @@ export class TaskFollower {
       delivery: mode,
       ...(principal === undefined ? {} : { principal }),
     });
-    if (mode === 'push') this.listenForPushes(taskId);
+    if (mode === 'push' && this.push) {
+      this.push.listen(taskId);
+      this.persist({ pushConfigId: this.push.config.id });
+    }
   }
 
   /** Hands events to the handle; a driving claim passes them on to the mirrors. */
@@ -1654,10 +1553,10 @@ export class TaskFollower {
 
   private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
     const r = this.reconciler as Reconciler;
-    if (this.mode === 'push' && this.pushConfig) {
+    const push = this.mode === 'push' ? this.push : undefined;
+    if (push) {
       // Waiting for the agent's pushes: a push wakes the wait at once; the safety poll catches a lost one.
-      if (!this.pushDirty && !(await this.waitForPush(delayMs, signal))) return INTERRUPTED;
-      this.pushDirty = false;
+      if (!(await push.wait(delayMs, signal))) return INTERRUPTED;
     } else if ((delayMs > 0 || this.context.network?.online() === false) && !(await this.pause(delayMs, signal))) return INTERRUPTED;
     if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
     let task: Task;
@@ -1671,32 +1570,14 @@ export class TaskFollower {
     this.budget.reset();
     const before = this.moves;
     this.absorbSnapshot(task, false);
-    if (this.mode === 'push' && this.pushConfig) {
+    if (push) {
       // The agent answered: a task that waits for its pushes is not quiet, however long it runs.
       this.quietSince = this.context.scheduler.now();
-      this.pollDelay = this.pushDirty ? 0 : (this.context.push?.safetyPollMs ?? PUSH_SAFETY_POLL_MS);
+      this.pollDelay = push.nextDelayMs();
     } else {
       this.pollDelay = this.cadence.after(this.moves !== before);
     }
     return { type: 'polled' };
-  }
-
-  /** Resolves true when a push arrives or `ms` pass (the safety poll), false when the step is interrupted. */
-  private waitForPush(ms: number, signal: AbortSignal): Promise<boolean> {
-    if (signal.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const done = (value: boolean): void => {
-        this.pushWake = undefined;
-        if (timer !== undefined) this.context.scheduler.clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      };
-      const onAbort = (): void => done(false);
-      const timer = ms > 0 ? this.context.scheduler.setTimeout(() => done(true), ms) : undefined;
-      this.pushWake = () => done(true);
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (ms <= 0) done(true);
-    });
   }
 
   private async inputStep(signal: AbortSignal): Promise<Outcome> {
