@@ -10,6 +10,8 @@ import type { TaskEvent, TaskView } from '../task/task-event.js';
 import { hashInput } from './canonical.js';
 import { checkHops, descendants, withDependents } from './graph.js';
 import { addEntry, findEntry, findSentTask, sendOutcome, settle } from './ledger.js';
+import { INITIAL_LIFECYCLE, isEnded, isStopped, live, nextLifecycle, type Lifecycle, type LifecycleInput } from './lifecycle.js';
+import { moveNode } from './node-moves.js';
 import { summarize } from './summary.js';
 import {
   WORKFLOW_RECORD_VERSION,
@@ -199,13 +201,7 @@ export class Workflow {
   private readonly unsaved: WorkflowEvent[] = [];
   private readonly wake = new Set<() => void>();
   private saving: Promise<void> = Promise.resolve();
-  private advancing = false;
-  private again = false;
-  private ended = false;
-  private stopped = false;
-  /** The store failed: done() rejected and events() ended. */
-  private failed = false;
-  private failing: string | undefined;
+  private lifecycle: Lifecycle = INITIAL_LIFECYCLE;
   private deadlineTimer: Timer | undefined;
   private readonly result: { promise: Promise<WorkflowSummary>; resolve(s: WorkflowSummary): void; reject(e: unknown): void };
   private readonly now: () => number;
@@ -264,7 +260,7 @@ export class Workflow {
         yield event;
         if (event.type === 'done') return;
       }
-      if (options.signal?.aborted || this.stopped || this.failed) return;
+      if (options.signal?.aborted || isStopped(this.lifecycle) || this.lifecycle.phase === 'broken') return;
       await new Promise<void>((resolve) => {
         const done = (): void => {
           this.wake.delete(done);
@@ -328,7 +324,7 @@ export class Workflow {
    */
   async update(update: WorkflowUpdate): Promise<UpdateRecord> {
     if (!UPDATE_KINDS.has(update.kind)) throw invalid(`unknown update kind ${JSON.stringify(update.kind)}`);
-    if (this.ended) throw invalid(`workflow ${this.id} has ended (${this.record.state})`);
+    if (isEnded(this.lifecycle)) throw invalid(`workflow ${this.id} has ended (${this.record.state})`);
     for (const id of update.affects ?? []) if (!this.hops.has(id)) throw invalid(`update affects an unknown hop ${JSON.stringify(id)}`);
     const at = this.iso();
     const by = update.by ?? 'user';
@@ -401,7 +397,7 @@ export class Workflow {
    */
   async cancel(options: { node?: string | undefined; by: string; reason: string }): Promise<Record<string, NodeCancelRecord | undefined>> {
     if (options.node !== undefined && !this.hops.has(options.node)) throw invalid(`no hop ${JSON.stringify(options.node)}`);
-    if (this.ended) {
+    if (isEnded(this.lifecycle)) {
       // Nothing runs any more: what the record says stands.
       const ids = options.node === undefined ? [...this.hops.keys()] : [options.node, ...descendants(this.options.hops, options.node)];
       return Object.fromEntries(ids.map((id) => [id, this.node(id).attempts.at(-1)?.cancel ?? this.node(id).cancel]));
@@ -486,7 +482,7 @@ export class Workflow {
    * record stays as it is — `startWorkflow` with the same id and store picks it up.
    */
   stop(): void {
-    this.stopped = true;
+    this.to({ type: 'stop' });
     this.clearTimers();
     this.detachAll();
     for (const wake of [...this.wake]) wake();
@@ -504,7 +500,7 @@ export class Workflow {
   /** @internal Picks up where the record stands (new or restarted). */
   boot(): void {
     if (this.record.state !== 'running' && this.record.state !== 'paused') {
-      this.ended = true;
+      this.to({ type: 'end' });
       const summary = this.summary();
       this.emit({ type: 'done', summary });
       this.result.resolve(summary);
@@ -579,11 +575,11 @@ export class Workflow {
     const client = this.client(attempt.agent);
     const until = lookedFor ? 0 : Date.parse(attempt.startedAt) + RESILIENCE_DEFAULTS.lostSendLookupMs;
     let found = await findSentTask(client, this.record.contextId, attempt.messageId);
-    while (found === undefined && this.now() < until && !this.stopped) {
+    while (found === undefined && this.now() < until && !isStopped(this.lifecycle)) {
       await new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS));
       found = await findSentTask(client, this.record.contextId, attempt.messageId);
     }
-    if (this.stopped) return;
+    if (isStopped(this.lifecycle)) return;
     if (found === 'unknowable' || found === undefined) {
       const why =
         found === 'unknowable'
@@ -611,7 +607,8 @@ export class Workflow {
       .filter((e) => e.node === node.id && e.operation === 'SendMessage' && e.revision === attempt.revision)
       .reduce((n, e) => n + e.history.filter((h) => h.note?.startsWith(NOT_DELIVERED)).length, 0);
     if (lost >= MAX_UNDELIVERED) this.setNode(node, 'failed', `its message was not delivered ${lost} times (each verified): not sent again`);
-    else this.setNode(node, 'pending', 'its message was never delivered: sent again');
+    // A node cancelled while its message was out stays cancelled: it is not sent again.
+    else if (node.state !== 'canceled') this.setNode(node, 'pending', 'its message was never delivered: sent again');
     await this.save();
     this.advance();
   }
@@ -667,7 +664,7 @@ export class Workflow {
     this.setNode(node, 'running');
     await this.save();
     // The gate again: an update may have come while the intent was written.
-    if (attempt.rejectedReason !== undefined || this.record.state !== 'running' || node.state !== 'running' || this.stopped) {
+    if (attempt.rejectedReason !== undefined || this.record.state !== 'running' || node.state !== 'running' || isStopped(this.lifecycle)) {
       settle(entry, this.iso(), 'refused', 'the gate closed before it was sent');
       attempt.state = 'skipped';
       attempt.endedAt = this.iso();
@@ -724,7 +721,7 @@ export class Workflow {
     // The send was in flight when an update superseded it or a cancel reached the node: the task exists now, so ask it to stop.
     if (attempt.rejectedReason !== undefined) {
       await this.requestCancel(node, attempt, 'workflow', `superseded by revision ${this.record.revision} while it was being sent`, { detach: false });
-    } else if (node.state !== 'running' || this.failing !== undefined || this.stopped) {
+    } else if (node.state !== 'running' || this.failing !== undefined || isStopped(this.lifecycle)) {
       const why = node.cancel ?? this.record.cancel;
       await this.requestCancel(node, attempt, why?.by ?? this.options.budgetActor ?? 'budget', why?.reason ?? 'cancelled while it was being sent', { detach: true, state: 'canceled' });
     }
@@ -749,7 +746,7 @@ export class Workflow {
       const live = this.live.get(key);
       if (live?.timer) clearTimeout(live.timer);
       this.live.delete(key);
-      if (this.stopped) return;
+      if (isStopped(this.lifecycle)) return;
       await this.onAttemptEnd(node, attempt, handle.view, task, error);
     })().catch((error: unknown) => this.fail(error));
   }
@@ -894,22 +891,29 @@ export class Workflow {
   // ————— the loop —————
 
   private advance(): void {
-    if (this.ended || this.stopped) return;
-    if (this.advancing) {
-      this.again = true;
-      return;
-    }
-    this.advancing = true;
+    if (!live(this.lifecycle)) return;
+    const idle = this.lifecycle.loop === 'idle';
+    this.to({ type: 'step' });
+    if (!idle) return; // the running step's loop takes it
     void (async () => {
-      do {
-        this.again = false;
-        await this.step();
-      } while (this.again && !this.ended);
-    })()
-      .catch((error: unknown) => this.fail(error))
-      .finally(() => {
-        this.advancing = false;
-      });
+      do await this.step();
+      while (this.stepAgain());
+    })().catch((error: unknown) => this.fail(error));
+  }
+
+  /** Ends a step: true when another was asked for meanwhile (and the workflow still runs). */
+  private stepAgain(): boolean {
+    this.to({ type: 'stepped' });
+    return live(this.lifecycle) && this.lifecycle.loop === 'stepping';
+  }
+
+  private to(input: LifecycleInput): void {
+    this.lifecycle = nextLifecycle(this.lifecycle, input);
+  }
+
+  /** Why the workflow is failing (an escalation decided it), while it is. */
+  private get failing(): string | undefined {
+    return this.lifecycle.phase === 'failing' ? this.lifecycle.reason : undefined;
   }
 
   private async step(): Promise<void> {
@@ -934,11 +938,12 @@ export class Workflow {
   }
 
   private async finish(): Promise<void> {
-    if (this.ended) return;
+    if (isEnded(this.lifecycle)) return;
     // Every cancel asked for is answered first, so the record says what the agent confirmed.
     while (this.cancelling.size > 0) await Promise.allSettled([...this.cancelling]);
-    if (this.ended || !Object.values(this.record.nodes).every((n) => isFinalNodeState(n.state))) return;
-    this.ended = true;
+    if (isEnded(this.lifecycle) || !Object.values(this.record.nodes).every((n) => isFinalNodeState(n.state))) return;
+    const failing = this.failing;
+    this.to({ type: 'end' });
     this.clearTimers();
     // Superseded attempts still followed (their late results): stop watching; their cancel stays "requested".
     this.detachAll();
@@ -947,7 +952,7 @@ export class Workflow {
     const cancelledOnly = nodes.every((n) => n.state === 'canceled' || n.state === 'cancel-requested');
     this.record.state = this.record.cancel || cancelledOnly
       ? 'canceled'
-      : this.failing !== undefined
+      : failing !== undefined
         ? 'failed'
         : required.every((n) => n.state === 'completed') && nodes.every((n) => n.state === 'completed')
           ? 'completed'
@@ -963,9 +968,8 @@ export class Workflow {
   }
 
   private fail(error: unknown): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.failed = true;
+    if (isEnded(this.lifecycle)) return;
+    this.to({ type: 'break', error });
     this.clearTimers();
     for (const live of this.live.values()) live.handle.detach();
     this.live.clear();
@@ -1090,7 +1094,7 @@ export class Workflow {
   }
 
   private async breach(breach: Breach): Promise<void> {
-    if (this.ended || this.stopped) return;
+    if (!live(this.lifecycle)) return;
     let decision: Escalation = 'cancel';
     try {
       if (this.options.escalate) decision = await this.options.escalate(breach);
@@ -1102,7 +1106,7 @@ export class Workflow {
     const why = `${breach.kind} after ${breach.budgetMs} ms`;
     try {
       if (breach.kind === 'deadline' || decision === 'fail') {
-        if (decision === 'fail') this.failing = `${why}: escalation failed the workflow`;
+        if (decision === 'fail') this.to({ type: 'fail', reason: `${why}: escalation failed the workflow` });
         else if (typeof decision === 'object' && 'extendMs' in decision) {
           this.record.deadlineAt = this.now() + decision.extendMs;
           await this.save();
@@ -1241,11 +1245,8 @@ export class Workflow {
 
   /** Changes a node's state; its `node` event goes out once the next save has written it. */
   private setNode(node: NodeRecord, state: NodeState, reason?: string): void {
-    const changed = node.state !== state || node.reason !== reason;
-    node.state = state;
-    if (reason === undefined) delete node.reason;
-    else node.reason = reason;
-    if (changed) this.unsaved.push({ type: 'node', node: node.id, state, attempt: node.attempts.at(-1)?.n, taskId: node.attempts.at(-1)?.taskId });
+    const event = moveNode(node, state, reason);
+    if (event) this.unsaved.push(event);
   }
 
   private clearPause(id: string): void {
