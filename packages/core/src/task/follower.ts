@@ -3,10 +3,10 @@ import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { canLease, isActiveRecord, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
+import { canLease, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
 import type { CallOptions, SendOptions } from '../transport/transport.js';
-import { sleep, type TimerHandle } from '../util/scheduler.js';
+import { sleep } from '../util/scheduler.js';
 import { findDelivered, sendVerdict, type Resend } from './delivery.js';
 import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
@@ -21,7 +21,8 @@ import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget, type RetryDecision } from './retry-budget.js';
 import { StoreWriter, type RecordChange } from './store-writer.js';
 import type { ConnectionEvent, ConnectionState, TaskEvent } from './task-event.js';
-import { alignAppends, carried, carriedEvent, restored, restoredEvent, type CoordinationMessage, type TaskClaim } from './coordinator.js';
+import type { TaskClaim } from './coordinator.js';
+import { TabLink } from './tab-link.js';
 
 /** How a task is followed and how long to wait for a human. */
 export interface FollowOptions {
@@ -63,7 +64,6 @@ export interface CancelOptions extends CallOptions {
   waitMs?: number | undefined;
 }
 
-const { mirrorSyncMs: MIRROR_SYNC_MS, lateEndMs: LATE_END_MS, relayTimeoutMs: RELAY_TIMEOUT_MS } = DEFAULTS.tabs;
 const { wakeJitterMs: WAKE_JITTER_MS, offlineLookMs: OFFLINE_LOOK_MS } = DEFAULTS.network;
 
 /** Where a follower reports to (its task handle). */
@@ -221,15 +221,8 @@ export class TaskFollower {
   private leaseKeeper: LeaseKeeper | undefined;
   /** The fencing token of the lease taken for this task: every write carries it, also after the lease was lost. */
   private fence: number | undefined;
-  /** Tabs (a coordinator): this follower's claim on the task, and whether it mirrors another driver. */
-  private claim: TaskClaim | undefined;
-  private mirroring = false;
-  private synced = false;
-  /** When this follower began to mirror (a driver's error recorded since then ended the driver's follow). */
-  private mirroredSince = 0;
-  private syncTimer: TimerHandle | undefined;
-  /** Replies a mirror asked the driver to send, by request id. */
-  private readonly relayed = new Map<string, Deferred<void>>();
+  /** Tabs (a coordinator): this follow's link to the other tabs of the task (it drives, or mirrors a driver). */
+  private tabs: TabLink | undefined;
   /** Resolves once the task's record is stored (G1). */
   stored: Promise<void> = Promise.resolve();
 
@@ -353,7 +346,7 @@ export class TaskFollower {
    * mirrors too; a mirror that arrives gets a snapshot; a mirror's reply is sent from here.
    */
   lead(claim: TaskClaim): void {
-    this.takeClaim(claim, false);
+    this.tabs = this.link(claim, false);
   }
 
   /**
@@ -362,219 +355,50 @@ export class TaskFollower {
    * driver goes away, follows the task itself from that view (only what is new is emitted).
    */
   mirror(claim: TaskClaim): void {
-    if (!this.takeClaim(claim, true)) return;
-    this.mirroredSince = this.context.scheduler.now();
-    this.resync();
-    void claim.granted.then(() => this.takeOver());
+    this.tabs = this.link(claim, true);
   }
 
-  private takeClaim(claim: TaskClaim, mirroring: boolean): boolean {
+  private link(claim: TaskClaim, mirroring: boolean): TabLink | undefined {
     if (this.finished) {
       claim.release();
-      return false;
+      return undefined;
     }
-    this.claim = claim;
-    this.mirroring = mirroring;
     if (this.taskId !== undefined) this.context.following.set(this.taskId, this);
-    claim.onMessage((message) => this.onCoordination(message));
-    return true;
-  }
-
-  /** Asks the driver for a snapshot, and ignores its events until one comes. */
-  private resync(): void {
-    const claim = this.claim;
-    this.synced = false;
-    if (this.syncTimer !== undefined || !claim) return;
-    const ask = (): void => {
-      this.syncTimer = undefined;
-      if (!this.mirroring || this.synced || this.claim !== claim) return;
-      claim.send({ type: 'sync' });
-      // The driver may be starting up and not hear it: ask until a snapshot comes (a local message, once a second).
-      this.syncTimer = this.context.scheduler.setTimeout(ask, MIRROR_SYNC_MS);
-    };
-    ask();
-  }
-
-  private async takeOver(): Promise<void> {
-    if (!this.mirroring || this.finished) return;
-    // The driver lets go after its last record write: a record that says the follow ended (the task's end,
-    // or an error since this client began to mirror) means the driver ended it, and its "finished" or
-    // "failed" is on its way (a lock can change hands before a message arrives).
-    const record = await this.context.store.get(this.taskId ?? '').catch(() => undefined);
-    const failed = record?.lastError !== undefined && record.lastError.at >= this.mirroredSince ? record.lastError : undefined;
-    if (record && (!isActiveRecord(record) || failed) && this.mirroring && !this.finished) {
-      await this.settledWithin(LATE_END_MS);
-      if (this.finished) return;
-      // It did not come: end the way the record says — with the driver's error, or by asking the agent
-      // once (GetTask) how the task ended. Either way, open nothing.
-      if (failed && isActiveRecord(record)) return this.endMirror({ name: 'failed', error: restored(failed, record.taskId) });
-      this.phase = { name: 'polling', delayMs: 0 };
-    }
-    if (!this.mirroring || this.finished) return;
-    this.stopMirroring();
-    for (const [id, relay] of this.relayed) {
-      this.relayed.delete(id);
-      relay.reject(
-        new TetherError('DELIVERY_UNKNOWN', `task ${this.taskId ?? ''}: the tab that was sending the reply went away before it answered; look at the task before replying again`, {
-          taskId: this.taskId,
-          maybeDelivered: true,
-        }),
-      );
-    }
-    // Whatever the driver saw is in the view; anything after it is a gap the new subscription fills.
-    this.gap = true;
-    this.resume();
-  }
-
-  private stopMirroring(): void {
-    this.mirroring = false;
-    if (this.syncTimer !== undefined) this.context.scheduler.clearTimeout(this.syncTimer);
-    this.syncTimer = undefined;
-  }
-
-  private endClaim(): void {
-    const claim = this.claim;
-    if (!claim) return;
-    const driving = !this.mirroring;
-    this.stopMirroring();
-    this.claim = undefined;
-    // A driver lets go once its last record write landed: whoever takes over reads how it ended.
-    if (driving) void this.flush().then(() => claim.release(), () => claim.release());
-    else claim.release();
-  }
-
-  private onCoordination(message: CoordinationMessage): void {
-    const r = this.reconciler;
-    if (!r || this.finished) return;
-    if (!this.mirroring) {
-      // The driver: answer the mirrors.
-      if (message.type === 'sync') this.claim?.send({ type: 'snapshot', task: r.toTask(), connection: this.connection });
-      else if (message.type === 'reply') {
-        const answer = (error?: unknown): void => this.claim?.send({ type: 'replied', id: message.id, ...(error === undefined ? {} : { error: carried(error) }) });
-        this.reply(message.message, {}).then(() => answer(), answer);
-      }
-      return;
-    }
-    switch (message.type) {
-      case 'snapshot':
-        this.synced = true;
-        this.sink.emit(r.applySnapshot(message.task, { recovered: false }));
-        this.mirrorConnection(message.connection);
-        return;
-      case 'events': {
-        if (!this.synced) return; // the snapshot asked for covers them
-        const aligned = alignAppends(message.events, message.ends, (id) => r.partCount(id));
-        if (aligned === undefined) {
-          // Parts are missing here (this view saw less of an earlier driver): a snapshot brings them.
-          this.resync();
-          return;
-        }
-        const out: TaskEvent[] = [];
-        for (const event of aligned) {
-          const e = this.extendInstead(r, event);
-          if (e && this.mirrorEvent(r, e)) out.push(restoredEvent(e, r.taskId));
-        }
-        this.sink.emit(out);
-        return;
-      }
-      case 'finished':
-        // What this view had not shown yet (all of it, for a mirror that was not synced), then the end.
-        this.sink.emit(r.applySnapshot(message.task, { recovered: false }));
-        this.finalTask = message.task;
-        this.endMirror({ name: 'done' });
-        return;
-      case 'failed':
-        this.endMirror({ name: 'failed', error: restored(message.error, r.taskId) });
-        return;
-      case 'replied': {
-        const relay = this.relayed.get(message.id);
-        this.relayed.delete(message.id);
-        if (message.error) relay?.reject(restored(message.error, r.taskId));
-        else relay?.resolve();
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  /**
-   * A driver's replace of an artifact this view holds the start of (a driver that took over before it had
-   * mirrored it all sends the whole artifact): only what is new here, as an append — nothing if nothing is.
-   */
-  private extendInstead(r: Reconciler, event: TaskEvent): TaskEvent | undefined {
-    if (event.type !== 'artifact' || event.append) return event;
-    const held = r.heldPrefix(event.artifactId, event.parts);
-    if (held === undefined || held === 0) return event;
-    if (held === event.parts.length) return undefined;
-    return { ...event, parts: event.parts.slice(held), append: true };
-  }
-
-  /**
-   * Keeps the view in step with an event the driver emitted; whether the handle should get it — not
-   * when this view already holds it (a mirror's own cancel may have seen the end first).
-   */
-  private mirrorEvent(r: Reconciler, event: TaskEvent): boolean {
-    const ids = { taskId: r.taskId, contextId: r.contextId };
-    // This view saw the end itself (its own cancel's look): what the driver saw before it is old news.
-    if (isTerminalState(r.state)) {
-      if (event.type === 'connection' && event.state === 'closed') this.mirrorConnection('closed');
-      return false;
-    }
-    switch (event.type) {
-      case 'status': {
-        const status = { state: event.state, ...(event.message ? { message: event.message } : {}), ...(event.timestamp ? { timestamp: event.timestamp } : {}) };
-        return r.applyEvent({ kind: 'status-update', ...ids, status }).length > 0;
-      }
-      case 'artifact': {
-        const { artifactId, name, description, metadata, parts, append, lastChunk } = event;
-        const artifact = { artifactId, parts, ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }), ...(metadata === undefined ? {} : { metadata }) };
-        return r.applyEvent({ kind: 'artifact-update', ...ids, artifact, append, lastChunk }).length > 0;
-      }
-      case 'message':
-        return r.applyEvent(event.message).length > 0;
-      case 'connection':
-        if (event.state === this.connection) return false;
-        this.connection = event.state;
-        return true;
-      default:
-        return true;
-    }
-  }
-
-  private mirrorConnection(state: ConnectionState): void {
-    if (state === this.connection) return;
-    this.connection = state;
-    this.sink.emit([{ type: 'connection', state }]);
-  }
-
-  /** The driver's follow ended: so does this one, the same way (nothing was opened, nothing to close). */
-  private endMirror(phase: Phase): void {
-    this.phase = phase;
-    this.endClaim();
-    this.finish();
-  }
-
-  private async relayReply(claim: TaskClaim, message: Message): Promise<void> {
-    const id = this.context.newId();
-    const relay = deferred<void>();
-    this.relayed.set(id, relay);
-    claim.send({ type: 'reply', id, message });
-    const timer = this.context.scheduler.setTimeout(() => {
-      if (!this.relayed.delete(id)) return;
-      relay.reject(
-        new TetherError('DELIVERY_UNKNOWN', `task ${this.taskId ?? ''}: the tab driving the task did not answer the reply within ${RELAY_TIMEOUT_MS} ms`, {
-          taskId: this.taskId,
-          messageId: message.messageId,
-          maybeDelivered: true,
-        }),
-      );
-    }, RELAY_TIMEOUT_MS);
-    try {
-      await relay.promise;
-    } finally {
-      this.context.scheduler.clearTimeout(timer);
-    }
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the link's view of this follow
+    const self = this;
+    return new TabLink(claim, mirroring, this.context, {
+      get taskId() {
+        return self.taskId;
+      },
+      get view() {
+        return self.reconciler;
+      },
+      get finished() {
+        return self.finished;
+      },
+      get connection() {
+        return self.connection;
+      },
+      set connection(state: ConnectionState) {
+        self.connection = state;
+      },
+      show: (events) => this.sink.emit(events),
+      finalTask: (task) => {
+        this.finalTask = task;
+      },
+      end: (how) => {
+        this.phase = how;
+        this.finish();
+      },
+      reply: (message) => this.reply(message, {}),
+      takeOver: (look) => {
+        if (look) this.phase = { name: 'polling', delayMs: 0 };
+        this.gap = true;
+        this.resume();
+      },
+      settledWithin: (ms) => this.settledWithin(ms),
+      flush: () => this.flush(),
+    });
   }
 
   /**
@@ -642,10 +466,10 @@ export class TaskFollower {
     if (!isInterruptedState(r.state)) {
       throw new TetherError('INVALID_ARGUMENT', `task ${r.taskId} is ${r.state}, not waiting for input`, { taskId: r.taskId, maybeDelivered: false });
     }
-    if (this.pending || this.relayed.size > 0) {
+    if (this.pending || this.tabs?.relaying) {
       throw new TetherError('INVALID_ARGUMENT', `a reply to task ${r.taskId} is already on its way`, { taskId: r.taskId, maybeDelivered: false });
     }
-    if (this.mirroring && this.claim) return this.relayReply(this.claim, message);
+    if (this.tabs?.mirroring) return this.tabs.relay(message);
     const ack = deferred<StartAck>();
     this.pending = { message, purpose: 'reply', options, ack };
     this.inputWait.stop();
@@ -713,7 +537,7 @@ export class TaskFollower {
     if (!this.running) {
       this.phase = { name: 'detached' };
       this.forgetWhenWritten();
-      this.endClaim();
+      this.tabs?.close();
     }
   }
 
@@ -905,7 +729,7 @@ export class TaskFollower {
       this.persist({ state: r.state, outcome: { kind: 'finished', state: r.state, at: now }, expiresAt: now + this.context.retentionMs });
       const task = finalResult(r, this.finalTask);
       this.afterWrites(() => this.sink.finished(task));
-      if (this.claim && !this.mirroring) this.claim.send({ type: 'finished', task });
+      this.tabs?.ended({ task });
     } else if (phase.name === 'failed') {
       const lastError = { code: phase.error.code, message: phase.error.message, at: now };
       // The agent no longer knows the task: lost, not left `working`. A lost lease writes nothing: the
@@ -913,9 +737,9 @@ export class TaskFollower {
       if (phase.error.code !== 'LEASE_LOST') this.persist(phase.error instanceof TaskNotFoundError ? { outcome: { kind: 'lost', at: now }, lastError } : { lastError });
       const error = phase.error;
       this.afterWrites(() => this.sink.failed(error));
-      if (this.claim && !this.mirroring) this.claim.send({ type: 'failed', error: carried(phase.error) });
+      this.tabs?.ended({ error: phase.error });
     }
-    this.endClaim();
+    this.tabs?.close();
     if (this.pending) {
       const { message } = this.pending;
       const error =
@@ -1066,11 +890,7 @@ export class TaskFollower {
   /** Hands events to the handle; a driving claim passes them on to the mirrors. */
   private emit(events: TaskEvent[]): void {
     this.sink.emit(events);
-    const r = this.reconciler;
-    if (!this.claim || this.mirroring || !r) return;
-    let ends: Record<string, number> | undefined;
-    for (const e of events) if (e.type === 'artifact') (ends ??= {})[e.artifactId] = r.partCount(e.artifactId);
-    this.claim.send({ type: 'events', events: events.map(carriedEvent), ...(ends ? { ends } : {}) });
+    this.tabs?.publish(events);
   }
 
   /** A store write failed: the app hears of it (the follow goes on; `flush()` rejects with it). */
