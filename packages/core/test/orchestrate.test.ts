@@ -1,4 +1,4 @@
-import { startFaultProxy, startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
+import { ManualScheduler, startFaultProxy, startTestAgent, type ScenarioContext, type TestAgent, type TestAgentOptions } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, TetherError, type A2AClient } from '../src/index.js';
 import {
@@ -133,8 +133,9 @@ describe('a delegation graph', () => {
   });
 });
 
-describe('budgets', () => {
+describe('budgets (on the manual clock)', () => {
   it('a hung hop is cancelled at its budget; the workflow finishes with the other hops’ results kept', async () => {
+    const clock = new ManualScheduler();
     const hung = await agent({
       echo: async (ctx) => {
         ctx.status('working');
@@ -148,22 +149,27 @@ describe('budgets', () => {
     const flow = await run({
       id: 'w-budget',
       goal: 'g',
+      scheduler: clock,
       agents: { hung: hung.client, fast: fast.client },
       escalate: (b) => {
         breaches.push(`${b.kind}:${b.node}`);
         return 'cancel';
       },
       hops: [
-        { id: 'slow', agent: 'hung', timeoutMs: 300, input: () => 'go' },
+        { id: 'slow', agent: 'hung', timeoutMs: 60_000, input: () => 'go' },
         { id: 'quick', agent: 'fast', input: () => 'go' },
       ],
     });
+    await untilTasks(flow, ['slow']);
+    await clock.advance(59_999);
+    expect(breaches).toEqual([]);
+    await clock.advance(1);
     const summary = await flow.done();
     expect(breaches).toEqual(['hop-timeout:slow']);
     expect(summary.state).toBe('partial');
     const slow = summary.record.nodes['slow'];
     expect(slow?.state).toBe('timed-out');
-    expect(slow?.attempts[0]?.cancel).toMatchObject({ by: 'budget', reason: 'hop-timeout after 300 ms', outcome: 'confirmed', state: 'canceled' });
+    expect(slow?.attempts[0]?.cancel).toMatchObject({ by: 'budget', reason: 'hop-timeout after 60000 ms', outcome: 'confirmed', state: 'canceled' });
     expect(hung.agent.tasks.list()[0]?.state).toBe('canceled');
     // The quick hop's result is kept whole; the hung hop's half result is kept, labelled incomplete.
     expect(summary.results).toEqual([
@@ -173,6 +179,7 @@ describe('budgets', () => {
   });
 
   it('the end-to-end deadline cancels what still runs and what never started (outcome not-started)', async () => {
+    const clock = new ManualScheduler();
     const slow = await agent({
       echo: async (ctx) => {
         ctx.status('working');
@@ -183,13 +190,16 @@ describe('budgets', () => {
     const flow = await run({
       id: 'w-deadline',
       goal: 'g',
-      deadlineMs: 300,
+      scheduler: clock,
+      deadlineMs: 600_000,
       agents: { slow: slow.client },
       hops: [
         { id: 'a', agent: 'slow', input: () => 'go' },
         { id: 'b', agent: 'slow', dependsOn: ['a'], input: () => 'go' },
       ],
     });
+    await untilTasks(flow, ['a']);
+    await clock.advance(600_000);
     const summary = await flow.done();
     expect(summary.record.nodes['a']?.state).toBe('timed-out');
     expect(summary.record.nodes['a']?.attempts[0]?.cancel?.outcome).toBe('confirmed');

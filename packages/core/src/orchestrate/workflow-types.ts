@@ -2,6 +2,7 @@ import type { A2AClient } from '../client/a2a-client.js';
 import type { MessageInput } from '../model/message-input.js';
 import type { Message, Task, TaskState } from '../model/types.js';
 import type { StartOptions } from '../task/start-task.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type {
   AttemptRecord,
   CheckpointArtifact,
@@ -210,7 +211,9 @@ export interface WorkflowOptions {
   start?: StartOptions | undefined;
   /** The actor named in cancels the workflow makes itself (budgets): default `budget`. */
   budgetActor?: string | undefined;
-  /** Clock, for tests (epoch ms). */
+  /** Timers and clock of the budgets and of looking for a lost send (default: the real ones). */
+  scheduler?: Scheduler | undefined;
+  /** Clock (epoch ms; default: the scheduler's). */
   now?: (() => number) | undefined;
   /** Ids (message ids, the context id), for tests. */
   newId?: (() => string) | undefined;

@@ -7,12 +7,14 @@ import type { Resend } from '../task/delivery.js';
 import { RESILIENCE_DEFAULTS } from '../task/resilience.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { TaskEvent, TaskView } from '../task/task-event.js';
+import { realScheduler, sleep, type Scheduler } from '../util/scheduler.js';
 import { hashInput } from './canonical.js';
 import { checkHops, descendants, withDependents } from './graph.js';
 import { addEntry, findEntry, findSentTask, sendOutcome, settle } from './ledger.js';
 import { INITIAL_LIFECYCLE, isEnded, isStopped, live, nextLifecycle, type Lifecycle, type LifecycleInput } from './lifecycle.js';
 import { moveNode } from './node-moves.js';
 import { summarize } from './summary.js';
+import { BudgetClock, DEADLINE, hopBudget, pauseBudget } from './budget-clock.js';
 import {
   WORKFLOW_RECORD_VERSION,
   isFinalNodeState,
@@ -60,16 +62,11 @@ const LOOK_AGAIN_MS = 1_000;
 const NOT_DELIVERED = 'not delivered';
 const UPDATE_KINDS = new Set(['question', 'correction', 'pause', 'resume', 'cancel', 'new-goal']);
 
-type Timer = ReturnType<typeof setTimeout>;
-
 interface Live {
   handle: TaskHandle;
-  /** Stop following when the cancel is not confirmed (budgets, cancels); keep following a superseded attempt. */
-  timer?: Timer | undefined;
 }
 
 interface PendingPause extends WorkflowPause {
-  timer?: Timer | undefined;
   attempt: number;
 }
 
@@ -132,7 +129,8 @@ export async function startWorkflow(options: WorkflowOptions): Promise<Workflow>
   checkHops(options.hops, options.agents);
   if (typeof options.id !== 'string' || options.id === '') throw invalid('a workflow needs an id');
   const store = options.store ?? new MemoryWorkflowStore();
-  const now = options.now ?? Date.now;
+  const scheduler = options.scheduler ?? realScheduler;
+  const now = options.now ?? (() => scheduler.now());
   const newId = options.newId ?? randomId;
   let record = await store.load(options.id);
   if (record) {
@@ -187,7 +185,6 @@ export class Workflow {
   private readonly hops: Map<string, HopSpec>;
   private readonly live = new Map<string, Live>();
   private readonly pending = new Map<string, PendingPause>();
-  private readonly hopTimers = new Map<string, Timer>();
   /** Ledger entries whose action is running now (a send awaiting its answer, an act() performing). */
   private readonly inflight = new Set<string>();
   /** The lookups act() was given, by ledger entry id (for reconciling after an update). */
@@ -202,7 +199,8 @@ export class Workflow {
   private readonly wake = new Set<() => void>();
   private saving: Promise<void> = Promise.resolve();
   private lifecycle: Lifecycle = INITIAL_LIFECYCLE;
-  private deadlineTimer: Timer | undefined;
+  private readonly clock: BudgetClock;
+  private readonly scheduler: Scheduler;
   private readonly result: { promise: Promise<WorkflowSummary>; resolve(s: WorkflowSummary): void; reject(e: unknown): void };
   private readonly now: () => number;
   private readonly newId: () => string;
@@ -214,7 +212,9 @@ export class Workflow {
     private record: WorkflowRecord,
   ) {
     this.hops = new Map(options.hops.map((h) => [h.id, h]));
-    this.now = options.now ?? Date.now;
+    this.scheduler = options.scheduler ?? realScheduler;
+    this.now = options.now ?? (() => this.scheduler.now());
+    this.clock = new BudgetClock(this.scheduler, (breach) => void this.breach(breach));
     this.newId = options.newId ?? randomId;
     let resolve!: (s: WorkflowSummary) => void;
     let reject!: (e: unknown) => void;
@@ -248,7 +248,7 @@ export class Workflow {
 
   /** The human pauses waiting for an answer, oldest first. */
   pauses(): WorkflowPause[] {
-    return [...this.pending.values()].map(({ timer: _timer, attempt: _attempt, ...pause }) => pause);
+    return [...this.pending.values()].map(({ attempt: _attempt, ...pause }) => pause);
   }
 
   /** Every event from the start, then live ones, until the workflow ends (each reader gets all of them). */
@@ -490,10 +490,7 @@ export class Workflow {
 
   /** Stops following every live task (their budget timers too); the tasks themselves run on. */
   private detachAll(): void {
-    for (const live of this.live.values()) {
-      if (live.timer) clearTimeout(live.timer);
-      live.handle.detach();
-    }
+    for (const live of this.live.values()) live.handle.detach();
     this.live.clear();
   }
 
@@ -516,7 +513,7 @@ export class Workflow {
       else signal.addEventListener('abort', abort, { once: true });
     }
     if (this.record.deadlineAt !== undefined) {
-      this.deadlineTimer = setTimeout(() => void this.breach({ kind: 'deadline', budgetMs: this.options.deadlineMs ?? 0 }), Math.max(0, this.record.deadlineAt - this.now()));
+      this.clock.arm(DEADLINE, this.record.deadlineAt - this.now(), { kind: 'deadline', budgetMs: this.options.deadlineMs ?? 0 });
     }
     const restarts: Array<Promise<void>> = [];
     for (const node of Object.values(this.record.nodes)) {
@@ -576,7 +573,7 @@ export class Workflow {
     const until = lookedFor ? 0 : Date.parse(attempt.startedAt) + RESILIENCE_DEFAULTS.lostSendLookupMs;
     let found = await findSentTask(client, this.record.contextId, attempt.messageId);
     while (found === undefined && this.now() < until && !isStopped(this.lifecycle)) {
-      await new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS));
+      await sleep(this.scheduler, LOOK_AGAIN_MS);
       found = await findSentTask(client, this.record.contextId, attempt.messageId);
     }
     if (isStopped(this.lifecycle)) return;
@@ -743,8 +740,6 @@ export class Workflow {
       } catch (e) {
         error = e;
       }
-      const live = this.live.get(key);
-      if (live?.timer) clearTimeout(live.timer);
       this.live.delete(key);
       if (isStopped(this.lifecycle)) return;
       await this.onAttemptEnd(node, attempt, handle.view, task, error);
@@ -774,9 +769,9 @@ export class Workflow {
         attempt: attempt.n,
       };
       const sla = this.hops.get(node.id)?.pauseSlaMs;
-      if (sla !== undefined) pause.timer = setTimeout(() => void this.breach({ kind: 'pause-sla', node: node.id, taskId: attempt.taskId, budgetMs: sla }), sla);
+      if (sla !== undefined) this.clock.arm(pauseBudget(id), sla, { kind: 'pause-sla', node: node.id, taskId: attempt.taskId, budgetMs: sla });
       this.pending.set(id, pause);
-      const { timer: _t, attempt: _a, ...visible } = pause;
+      const { attempt: _a, ...visible } = pause;
       this.unsaved.push({ type: 'pause', pause: visible });
       void this.save().catch((error: unknown) => this.fail(error));
     } else if (!isTerminalState(event.state) && !isInterruptedState(event.state) && isInterruptedState(attempt.state as never) && current) {
@@ -1081,16 +1076,11 @@ export class Workflow {
 
   private armHopTimer(hop: HopSpec, node: NodeRecord, attempt: AttemptRecord, ms = hop.timeoutMs): void {
     if (ms === undefined) return;
-    const key = `${node.id}#${attempt.n}`;
-    const timer = setTimeout(() => void this.breach({ kind: 'hop-timeout', node: node.id, taskId: attempt.taskId, budgetMs: ms }), ms);
-    this.hopTimers.set(key, timer);
+    this.clock.arm(hopBudget(node.id, attempt.n), ms, { kind: 'hop-timeout', node: node.id, taskId: attempt.taskId, budgetMs: ms });
   }
 
   private clearHopTimer(node: NodeRecord, attempt: AttemptRecord): void {
-    const key = `${node.id}#${attempt.n}`;
-    const timer = this.hopTimers.get(key);
-    if (timer) clearTimeout(timer);
-    this.hopTimers.delete(key);
+    this.clock.clear(hopBudget(node.id, attempt.n));
   }
 
   private async breach(breach: Breach): Promise<void> {
@@ -1110,7 +1100,7 @@ export class Workflow {
         else if (typeof decision === 'object' && 'extendMs' in decision) {
           this.record.deadlineAt = this.now() + decision.extendMs;
           await this.save();
-          this.deadlineTimer = setTimeout(() => void this.breach({ kind: 'deadline', budgetMs: decision.extendMs }), decision.extendMs);
+          this.clock.arm(DEADLINE, decision.extendMs, { kind: 'deadline', budgetMs: decision.extendMs });
           return;
         }
         await this.stopNodes([...this.hops.keys()], actor, why, 'timed-out');
@@ -1124,7 +1114,7 @@ export class Workflow {
         if (breach.kind === 'hop-timeout') this.armHopTimer(this.hops.get(node.id) as HopSpec, node, attempt, decision.extendMs);
         else {
           const pause = [...this.pending.values()].find((p) => p.node === node.id);
-          if (pause) pause.timer = setTimeout(() => void this.breach({ ...breach, budgetMs: decision.extendMs }), decision.extendMs);
+          if (pause) this.clock.arm(pauseBudget(pause.id), decision.extendMs, { ...breach, budgetMs: decision.extendMs });
         }
         return;
       }
@@ -1250,16 +1240,13 @@ export class Workflow {
   }
 
   private clearPause(id: string): void {
-    const pause = this.pending.get(id);
-    if (pause?.timer) clearTimeout(pause.timer);
+    this.clock.clear(pauseBudget(id));
     this.pending.delete(id);
   }
 
   private clearTimers(): void {
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
-    for (const timer of this.hopTimers.values()) clearTimeout(timer);
-    this.hopTimers.clear();
-    for (const id of [...this.pending.keys()]) this.clearPause(id);
+    this.clock.clearAll();
+    this.pending.clear();
   }
 
   private node(id: string): NodeRecord {
