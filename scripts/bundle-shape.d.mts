@@ -1,0 +1,21 @@
+export interface ShapeChunk {
+  /** Relative to the repository root. */
+  path: string;
+  /** The app's own entry chunk (not one reached by `import()`). */
+  entry: boolean;
+  minifiedBytes: number;
+  gzipBytes: number;
+  code: string;
+  /** The files bundled into it (the packages' dist files, relative to the repository root). */
+  inputs: string[];
+  staticImports: string[];
+  dynamicImports: string[];
+}
+export interface ShapeTotal {
+  gzipBytes: number;
+  minifiedBytes: number;
+  chunks: ShapeChunk[];
+}
+export const INITIAL_BUDGET_BYTES: number;
+export const INITIAL_TARGET_BYTES: number;
+export function measureInitialLoad(): Promise<{ initial: ShapeTotal; v1JsonRpcAfterCard: ShapeTotal; all: ShapeTotal }>;
