@@ -1,8 +1,7 @@
-import pRetry from 'p-retry';
 import { DEFAULTS } from '../defaults.js';
 import { A2AError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
-import { sleep, type Scheduler } from '../util/scheduler.js';
+import { realScheduler, sleep, type Scheduler } from '../util/scheduler.js';
 
 /** How {@link retryUnary} runs one call. */
 export interface UnaryRetryOptions {
@@ -33,9 +32,18 @@ export function checkMaxRetries(maxRetries: number, operation: string): void {
 }
 
 /**
+ * The wait before retry `retry` (0 for the first): `min` doubling per retry, times a random factor in
+ * [1, 2), at most `max` — the waits p-retry made before this loop replaced it.
+ */
+function backoffMs(retry: number): number {
+  const { min, max } = DEFAULTS.retryDelayMs;
+  return Math.min(Math.round((Math.random() + 1) * min * 2 ** retry), max);
+}
+
+/**
  * Runs an idempotent unary call (each attempt with its own `timeoutMs`), retrying transient
- * failures up to `maxRetries` times with p-retry's backoff, after waiting out any `Retry-After`.
- * Only for calls that are safe to repeat: a send is never retried here (the task engine
+ * failures up to `maxRetries` times with a randomized exponential backoff, after waiting out any
+ * `Retry-After`. Only for calls that are safe to repeat: a send is never retried here (the task engine
  * reconciles a lost send before any second one), and the engine's own calls bypass this.
  *
  * @throws the last attempt's error; `ABORTED` when the caller's signal fires between attempts;
@@ -48,38 +56,33 @@ export async function retryUnary<T>(attempt: () => Promise<T>, options: UnaryRet
   if (maxRetries === 0 || signal?.aborted) return attempt();
   let last: TetherError | undefined;
   let maybeDelivered = false;
-  try {
-    return await pRetry(attempt, {
-      retries: maxRetries,
-      minTimeout: DEFAULTS.retryDelayMs.min,
-      maxTimeout: DEFAULTS.retryDelayMs.max,
-      factor: 2,
-      randomize: true,
-      signal,
-      shouldRetry: ({ error }) => isRetriable(error),
-      // p-retry calls this before it decides, so wait only when a retry will follow.
-      onFailedAttempt: async ({ error, retriesLeft }) => {
-        if (error instanceof TetherError) {
-          last = error;
-          maybeDelivered ||= error.maybeDelivered;
-        }
-        if (retriesLeft > 0 && isRetriable(error) && error.retryAfterMs) {
-          await sleep(options.scheduler, error.retryAfterMs, signal);
-        }
-      },
+  const aborted = (): TetherError =>
+    new TetherError('ABORTED', 'aborted by the caller while waiting to retry', {
+      operation: options.operation,
+      method: last?.method,
+      url: last?.url,
+      taskId: last?.taskId,
+      cause: signal?.reason,
+      maybeDelivered,
     });
-  } catch (error) {
-    // p-retry rethrows the signal's reason when the abort came between attempts.
-    if (signal?.aborted && error === signal.reason) {
-      throw new TetherError('ABORTED', 'aborted by the caller while waiting to retry', {
-        operation: options.operation,
-        method: last?.method,
-        url: last?.url,
-        taskId: last?.taskId,
-        cause: signal.reason,
-        maybeDelivered,
-      });
+  for (let retry = 0; ; retry++) {
+    let result: T;
+    try {
+      result = await attempt();
+    } catch (error) {
+      if (error instanceof TetherError) {
+        last = error;
+        maybeDelivered ||= error.maybeDelivered;
+      }
+      if (retry >= maxRetries || !isRetriable(error)) throw error;
+      if (error.retryAfterMs) await sleep(options.scheduler, error.retryAfterMs, signal);
+      // The backoff runs on the real clock, as it did under p-retry; only `Retry-After` waits on the injected one.
+      if (!signal?.aborted) await sleep(realScheduler, backoffMs(retry), signal);
+      if (signal?.aborted) throw aborted();
+      continue;
     }
-    throw error;
+    // An abort during an attempt that still answered wins over the answer.
+    if (signal?.aborted) throw aborted();
+    return result;
   }
 }
