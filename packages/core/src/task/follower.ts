@@ -1,7 +1,7 @@
 import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
-import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
+import type { Message, Task, TaskState } from '../model/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { canLease, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
@@ -14,12 +14,16 @@ import { IdleTimer } from './idle-probe.js';
 import { InputWait } from './input-wait.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { connectionOf, next, type Facts, type Outcome, type Phase } from './phase.js';
+import { asTetherError, refusesSubscription, streamMendable, taskIdOf } from './classify.js';
+import { pause } from './pause.js';
 import { PollCadence } from './poll-cadence.js';
 import { PushWaiter, rearmPush } from './push-waiter.js';
 import { Reconciler } from './reconciler.js';
 import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget, type RetryDecision } from './retry-budget.js';
 import { StoreWriter, type RecordChange } from './store-writer.js';
+import { openInSlot } from './stream-slots.js';
+import { askTask, askTaskRetrying, type TaskAsker } from './task-requests.js';
 import type { ConnectionEvent, ConnectionState, TaskEvent } from './task-event.js';
 import type { TaskClaim } from './coordinator.js';
 import { TabLink } from './tab-link.js';
@@ -63,8 +67,6 @@ export interface CancelOptions extends CallOptions {
   /** How long to watch for the task to end after the request (ms, default 5,000). */
   waitMs?: number | undefined;
 }
-
-const { wakeJitterMs: WAKE_JITTER_MS, offlineLookMs: OFFLINE_LOOK_MS } = DEFAULTS.network;
 
 /** Where a follower reports to (its task handle). */
 export interface FollowerSink {
@@ -134,37 +136,6 @@ const NO_OPTIONS = {};
 
 /** The placeholder outcome of a step that was interrupted; the interruption replaces it. */
 const INTERRUPTED: Outcome = { type: 'waited' };
-
-function transient(error: unknown): error is TetherError {
-  return error instanceof TetherError && !(error instanceof A2AError) && error.isRetryable;
-}
-
-/** Failures after which a new connection (and a snapshot) is the answer: the task is fine, one stream was not. */
-function streamMendable(error: unknown): boolean {
-  if (transient(error)) return true;
-  return (
-    error instanceof TetherError &&
-    !(error instanceof A2AError) &&
-    (error.code === 'MALFORMED_EVENT' || error.code === 'EVENT_TOO_LARGE' || error.code === 'PROTOCOL_VIOLATION')
-  );
-}
-
-/** "Cannot subscribe": a finished task (-32004, some servers -32001), no resubscribe (-32601, 404/405/501). */
-function refusesSubscription(error: unknown): boolean {
-  if (error instanceof A2AError) return error.a2aCode === -32004 || error.a2aCode === -32001 || error.a2aCode === -32601;
-  if (!(error instanceof TetherError)) return false;
-  if (error.code === 'UNSUPPORTED_OPERATION') return true;
-  return error.code === 'HTTP_STATUS' && (error.status === 404 || error.status === 405 || error.status === 501);
-}
-
-function asTetherError(error: unknown, taskId: string | undefined): TetherError {
-  if (error instanceof TetherError) return error;
-  return new TetherError('PROTOCOL_VIOLATION', `task engine failed: ${String(error)}`, { taskId, cause: error });
-}
-
-function taskIdOf(event: StreamEvent): string | undefined {
-  return event.kind === 'task' ? event.id : event.taskId;
-}
 
 /**
  * Follows one task until it ends: the single owner of every stream and request of that task —
@@ -426,32 +397,6 @@ export class TaskFollower {
   }
 
   /**
-   * Opens a stream in one of the client's stream slots, given back when the stream is closed (every
-   * path that ends a stream closes its feed). `undefined` when no slot is free.
-   */
-  private async openCounted(open: () => Promise<EventFeed>): Promise<EventFeed | undefined> {
-    const slots = this.context.streamSlots;
-    if (!slots.acquire()) return undefined;
-    let feed: EventFeed;
-    try {
-      feed = await open();
-    } catch (error) {
-      slots.release();
-      throw error;
-    }
-    let released = false;
-    const close = feed.close.bind(feed);
-    feed.close = () => {
-      if (!released) {
-        released = true;
-        slots.release();
-      }
-      close();
-    };
-    return feed;
-  }
-
-  /**
    * Answers the agent at `input-required` / `auth-required`. Resolves once the agent acknowledged
    * the message (its stream's first event, or its answer).
    */
@@ -525,6 +470,11 @@ export class TaskFollower {
         resolve();
       });
     });
+  }
+
+  /** What a GetTask of this task needs (see task-requests.ts). */
+  private asker(): TaskAsker {
+    return { client: this.context.client, limiter: this.limiter, taskId: (this.reconciler as Reconciler).taskId };
   }
 
   /** Stops following: no request is made after this returns. */
@@ -994,7 +944,7 @@ export class TaskFollower {
     const failed = this.sendFailed(pending, error);
     if (failed.type === 'fatal') return failed;
     try {
-      const task = await this.getTaskRetrying(signal);
+      const task = await askTaskRetrying(this.asker(), this.budget, this.context.scheduler, signal);
       if (task) this.absorbSnapshot(task, true);
     } catch (resyncError) {
       if (!signal.aborted) return { type: 'fatal', error: asTetherError(resyncError, this.taskId) };
@@ -1069,7 +1019,7 @@ export class TaskFollower {
     const timer = ms > 0 ? scheduler.setTimeout(() => ((silent = true), stop()), ms) : undefined;
     signal.addEventListener('abort', stop, { once: true });
     try {
-      feed = await this.openCounted(() => this.context.client.openStream(pending.message, pending.options, attempt.signal));
+      feed = await openInSlot(this.context.streamSlots, () => this.context.client.openStream(pending.message, pending.options, attempt.signal));
       if (feed === undefined) {
         throw new TetherError('NETWORK', 'no free stream slot (maxStreams); the message was not sent', { maybeDelivered: false, isRetryable: true });
       }
@@ -1202,23 +1152,20 @@ export class TaskFollower {
   private async probe(idle: IdleTimer, signal: AbortSignal, cut: () => void, conn?: Connection): Promise<void> {
     const seen = conn?.seen;
     const r = this.reconciler as Reconciler;
-    let task: Task;
-    try {
-      if (!(await this.limiter.acquire(signal))) return;
-      task = await this.context.client.getTask(r.taskId, { signal });
-    } catch (error) {
-      if (signal.aborted) return;
-      if (error instanceof TaskNotFoundError) {
-        // The agent no longer knows the task: nothing on this connection will ever end it.
-        this.lost = error;
-        cut();
-        return;
-      }
+    const asked = await askTask(this.asker(), signal);
+    if (asked.kind === 'stopped' || signal.aborted) return;
+    if (asked.kind === 'lost') {
+      // The agent no longer knows the task: nothing on this connection will ever end it.
+      this.lost = asked.error;
+      cut();
+      return;
+    }
+    if (asked.kind !== 'task') {
       // Any other failed probe proves nothing; look again after the next silence.
       idle.start();
       return;
     }
-    if (signal.aborted) return;
+    const task = asked.task;
     if (conn && conn.seen !== seen) {
       // The stream moved while we asked: the answer may be older than what it delivered.
       idle.start();
@@ -1241,34 +1188,11 @@ export class TaskFollower {
 
   /** GetTask for a subscription that starts without a snapshot; retried through transient failures. */
   private async catchUp(signal: AbortSignal): Promise<void> {
-    const task = await this.getTaskRetrying(signal);
+    const task = await askTaskRetrying(this.asker(), this.budget, this.context.scheduler, signal);
     if (!task || signal.aborted) return;
     this.absorbSnapshot(task, true);
     // Finished meanwhile: nothing the stream could add matters (and it may never end by itself).
     if (isTerminalState(task.status.state)) this.interrupt({ type: 'state-changed' });
-  }
-
-  private async getTaskRetrying(signal: AbortSignal): Promise<Task | undefined> {
-    const r = this.reconciler as Reconciler;
-    for (;;) {
-      if (!(await this.limiter.acquire(signal))) return undefined;
-      try {
-        const task = await this.context.client.getTask(r.taskId, { signal });
-        this.budget.reset();
-        return task;
-      } catch (error) {
-        if (signal.aborted) return undefined;
-        if (!transient(error)) throw error;
-        const decision = this.budget.fail(error.retryAfterMs);
-        if (!decision.retry) {
-          throw new TetherError('RETRY_EXHAUSTED', `gave up asking for task ${r.taskId} after ${decision.reason}: ${error.message}`, {
-            taskId: r.taskId,
-            cause: error,
-          });
-        }
-        if (!(await sleep(this.context.scheduler, decision.delayMs, signal))) return undefined;
-      }
-    }
   }
 
   private async subscribeStep(signal: AbortSignal): Promise<Outcome> {
@@ -1295,7 +1219,7 @@ export class TaskFollower {
           }, resilience.firstEventProbeMs);
     let feed: EventFeed;
     try {
-      const opened = await this.openCounted(() => this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal));
+      const opened = await openInSlot(this.context.streamSlots, () => this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal));
       // The last slot went to another task meanwhile: poll until one frees.
       if (opened === undefined) return { type: 'waited' };
       feed = opened;
@@ -1331,7 +1255,7 @@ export class TaskFollower {
     this.subscribeRefused = true;
     let task: Task | undefined;
     try {
-      task = await this.getTaskRetrying(signal);
+      task = await askTaskRetrying(this.asker(), this.budget, this.context.scheduler, signal);
     } catch (error) {
       return { type: 'fatal', error: asTetherError(error, this.taskId) };
     }
@@ -1341,52 +1265,21 @@ export class TaskFollower {
   }
 
   private async waitStep(ms: number, signal: AbortSignal): Promise<Outcome> {
-    await this.pause(ms, signal);
+    await pause(this.context, ms, signal);
     return { type: 'waited' };
   }
 
-  /**
-   * Waits before the next attempt. With the platform's network signals: a wake (back online, page
-   * shown) ends the wait early, after a random delay of up to a second (tabs and clients do not all
-   * come back at once), and no attempt is made while the platform says it is offline.
-   */
-  private async pause(ms: number, signal: AbortSignal): Promise<boolean> {
-    const network = this.context.network;
-    const { scheduler, random } = this.context;
-    if (!network) return sleep(scheduler, ms, signal);
-    /** Sleeps up to `limit` ms; a wake ends it early. Whether a wake did. */
-    const untilWake = async (limit: number): Promise<boolean> => {
-      const woken = new AbortController();
-      const stop = network.onWake(() => woken.abort());
-      try {
-        await sleep(scheduler, limit, AbortSignal.any([signal, woken.signal]));
-        return woken.signal.aborted;
-      } finally {
-        stop();
-      }
-    };
-    if ((await untilWake(ms)) && !signal.aborted) await sleep(scheduler, Math.floor(random() * WAKE_JITTER_MS), signal);
-    // Offline: wait for a wake, looking again now and then in case one was missed.
-    while (!signal.aborted && !network.online()) await untilWake(OFFLINE_LOOK_MS);
-    return !signal.aborted;
-  }
-
   private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
-    const r = this.reconciler as Reconciler;
     const push = this.mode === 'push' ? this.push : undefined;
     if (push) {
       // Waiting for the agent's pushes: a push wakes the wait at once; the safety poll catches a lost one.
       if (!(await push.wait(delayMs, signal))) return INTERRUPTED;
-    } else if ((delayMs > 0 || this.context.network?.online() === false) && !(await this.pause(delayMs, signal))) return INTERRUPTED;
-    if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
-    let task: Task;
-    try {
-      task = await this.context.client.getTask(r.taskId, { signal });
-    } catch (error) {
-      if (signal.aborted) return INTERRUPTED;
-      if (transient(error)) return { type: 'request-failed', error };
-      return { type: 'fatal', error: asTetherError(error, r.taskId) };
-    }
+    } else if ((delayMs > 0 || this.context.network?.online() === false) && !(await pause(this.context, delayMs, signal))) return INTERRUPTED;
+    const asked = await askTask(this.asker(), signal);
+    if (asked.kind === 'stopped') return INTERRUPTED;
+    if (asked.kind === 'transient') return { type: 'request-failed', error: asked.error };
+    if (asked.kind !== 'task') return { type: 'fatal', error: asked.error };
+    const task = asked.task;
     this.budget.reset();
     const before = this.moves;
     this.absorbSnapshot(task, false);
@@ -1410,30 +1303,28 @@ export class TaskFollower {
       return INTERRUPTED;
     }
     if (!(await sleep(this.context.scheduler, look, signal))) return INTERRUPTED;
-    if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
-    try {
-      this.absorbSnapshot(await this.context.client.getTask(r.taskId, { signal }), false);
-    } catch (error) {
-      if (signal.aborted) return INTERRUPTED;
-      if (!transient(error)) return { type: 'fatal', error: asTetherError(error, r.taskId) };
-    }
+    const asked = await askTask(this.asker(), signal);
+    if (asked.kind === 'stopped') return INTERRUPTED;
+    if (asked.kind === 'task') this.absorbSnapshot(asked.task, false);
+    else if (asked.kind !== 'transient') return { type: 'fatal', error: asked.error };
     return { type: 'waited' };
   }
 
   private async finalCheckStep(signal: AbortSignal): Promise<Outcome> {
-    const r = this.reconciler as Reconciler;
-    if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
-    let task: Task;
-    try {
-      task = await this.context.client.getTask(r.taskId, { signal });
-    } catch (error) {
-      if (signal.aborted) return INTERRUPTED;
-      // The agent forgot the finished task: what was delivered is all there is.
-      if (error instanceof TaskNotFoundError) return { type: 'checked' };
-      if (transient(error)) return { type: 'request-failed', error };
-      return { type: 'fatal', error: asTetherError(error, r.taskId) };
+    const asked = await askTask(this.asker(), signal);
+    switch (asked.kind) {
+      case 'stopped':
+        return INTERRUPTED;
+      case 'lost':
+        // The agent forgot the finished task: what was delivered is all there is.
+        return { type: 'checked' };
+      case 'transient':
+        return { type: 'request-failed', error: asked.error };
+      case 'failed':
+        return { type: 'fatal', error: asked.error };
+      default:
+        this.absorbSnapshot(asked.task, true);
+        return { type: 'checked' };
     }
-    this.absorbSnapshot(task, true);
-    return { type: 'checked' };
   }
 }

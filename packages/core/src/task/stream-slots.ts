@@ -1,3 +1,5 @@
+import type { EventFeed } from '../transport/event-feed.js';
+
 /**
  * The streams a client may hold open at once. Each followed task's SSE stream holds one HTTP/1.1
  * connection, and a connection pool (undici's per origin, a browser's ~6 per host) has a limit: past
@@ -30,4 +32,29 @@ export class StreamSlots {
   get inUse(): number {
     return this.used;
   }
+}
+
+/**
+ * Opens a stream in one of `slots`, given back when the stream's feed is closed (every path that ends
+ * a stream closes its feed). `undefined` when no slot is free.
+ */
+export async function openInSlot(slots: StreamSlots, open: () => Promise<EventFeed>): Promise<EventFeed | undefined> {
+  if (!slots.acquire()) return undefined;
+  let feed: EventFeed;
+  try {
+    feed = await open();
+  } catch (error) {
+    slots.release();
+    throw error;
+  }
+  let released = false;
+  const close = feed.close.bind(feed);
+  feed.close = () => {
+    if (!released) {
+      released = true;
+      slots.release();
+    }
+    close();
+  };
+  return feed;
 }
