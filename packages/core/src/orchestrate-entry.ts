@@ -21,7 +21,9 @@ export type {
   WorkflowRecord,
   WorkflowState,
 } from './orchestrate/workflow-record.js';
-export { startWorkflow, Workflow, WORKFLOW_METADATA, defaultCost } from './orchestrate/workflow.js';
+export { startWorkflow, Workflow } from './orchestrate/workflow.js';
+export { WORKFLOW_METADATA } from './orchestrate/revision-gate.js';
+export { defaultCost } from './orchestrate/hop-attempt.js';
 export { formatTree } from './orchestrate/summary.js';
 export type {
   ActionSpec,
