@@ -198,6 +198,34 @@ describe('the action ledger', () => {
   });
 });
 
+describe('done() and actions in flight', () => {
+  it('done() waits for an action admitted while the last hop ran: the summary holds its outcome', async () => {
+    const { client } = await agent({
+      scenarios: {
+        echo: (ctx: ScenarioContext) => {
+          ctx.status('working');
+          ctx.artifact({ artifactId: 'out', text: 'done', lastChunk: true });
+          ctx.status('completed');
+        },
+      },
+    });
+    const flow = await run({ id: 'r-inflight', goal: 'g', agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: () => 'go' }] });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const acted = flow.act({ revision: flow.revision, target: 'mail', operation: 'send', key: 'k1', input: { to: 'x' }, perform: async () => (await released, 'sent') });
+    let settled = false;
+    void flow.done().then(() => (settled = true));
+    for await (const e of flow.events()) if (e.type === 'node' && e.node === 'n' && e.state === 'completed') break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBe(false);
+    release();
+    const summary = await flow.done();
+    expect(await acted).toBe('sent');
+    expect(summary.record.ledger.find((e) => e.key === 'k1')?.outcome).toBe('confirmed-success');
+    expect(summary.state).toBe('completed');
+  });
+});
+
 describe('redirecting running work', () => {
   it('a correction supersedes the running child: stop requested, a successor task carries the new revision, the late result is rejected', async () => {
     const { agent: late } = await agent({ scenarios: { echo: lateScenario({ delayMs: 400, label: 'summary' }) } });

@@ -16,6 +16,8 @@ export class ActionDesk {
   readonly inflight = new Set<string>();
   /** The lookups act() was given, by ledger entry id (for reconciling after an update). */
   private readonly lookups = new Map<string, (key: string) => Promise<LookupAnswer>>();
+  /** act() calls not returned yet: the workflow ends only once each has written its outcome. */
+  private readonly acting = new Set<Promise<unknown>>();
 
   constructor(
     private readonly journal: Journal,
@@ -24,7 +26,19 @@ export class ActionDesk {
   ) {}
 
   /** See `Workflow.act()`. */
-  async act<T>(spec: ActionSpec<T>): Promise<T> {
+  act<T>(spec: ActionSpec<T>): Promise<T> {
+    const acting = this.run(spec);
+    this.acting.add(acting);
+    void acting.finally(() => this.acting.delete(acting)).catch(() => undefined);
+    return acting;
+  }
+
+  /** Resolves once every act() in flight has returned (also those begun meanwhile). */
+  async settled(): Promise<void> {
+    while (this.acting.size > 0) await Promise.allSettled([...this.acting]);
+  }
+
+  private async run<T>(spec: ActionSpec<T>): Promise<T> {
     const { record } = this.journal;
     const inputHash = await hashInput({ target: spec.target, operation: spec.operation, input: spec.input });
     let entry = findEntry(record, spec.target, spec.operation, spec.key);

@@ -294,7 +294,8 @@ export class Workflow {
    * - a key whose earlier outcome is unknown is looked up first (`spec.lookup`): found → its result;
    *   surely absent → performed again with the same key; no answer → `ACTION_UNRESOLVED`, not performed;
    * - the same key with another input is `INVALID_ARGUMENT` (a key names one intended action).
-   * The intent is persisted before `perform` runs, so a crash leaves it for reconciliation.
+   * The intent is persisted before `perform` runs, so a crash leaves it for reconciliation. `done()`
+   * waits for every `act()` still in flight, so the summary holds its outcome.
    */
   act<T>(spec: ActionSpec<T>): Promise<T> {
     return this.actions.act(spec);
@@ -399,8 +400,10 @@ export class Workflow {
 
   private async finish(): Promise<void> {
     if (isEnded(this.lifecycle)) return;
-    // Every cancel asked for is answered first, so the record says what the agent confirmed.
+    // Every cancel asked for is answered first, so the record says what the agent confirmed, and every
+    // action admitted has written its outcome.
     await this.cancels.settled();
+    await this.actions.settled();
     if (isEnded(this.lifecycle) || !Object.values(this.record.nodes).every((n) => isFinalNodeState(n.state))) return;
     const failing = this.failing;
     this.to({ type: 'end' });
