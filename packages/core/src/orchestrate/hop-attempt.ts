@@ -108,6 +108,15 @@ export async function watch(handle: TaskHandle, onEvent: (event: TaskEvent) => v
   }
 }
 
+/**
+ * What starting (or picking up) an attempt came to: `settled` now — `again`: its node is pending again,
+ * so another step may start it — or a task `following`, whose follow (the attempt's end written) is
+ * `ended`.
+ */
+export type AttemptStart = { kind: 'settled'; again: boolean } | { kind: 'following'; ended: Promise<void> };
+
+const SETTLED: AttemptStart = { kind: 'settled', again: false };
+
 /** What the hop attempts need from the workflow that runs them. */
 export interface HopParts {
   journal: Journal;
@@ -126,16 +135,12 @@ export interface HopParts {
   stopped: () => boolean;
   failing: () => string | undefined;
   eventCount: () => number;
-  /** Something changed that may let other hops start or the workflow end. */
-  changed: () => void;
-  /** The store failed (or a bug): the workflow fails. */
-  broke: (error: unknown) => void;
 }
 
 /**
  * The attempts of hops: one send and the follow of its task (or its message answer), a lost send
- * looked for, a restart picked up by task id. The node's state changes through the journal; the
- * runner hears of changes through `changed`.
+ * looked for, a restart picked up by task id. The node's state changes through the journal; what a
+ * start came to is returned ({@link AttemptStart}).
  */
 export class HopAttempts {
   /** The tasks followed now, by attempt key. */
@@ -154,17 +159,14 @@ export class HopAttempts {
   }
 
   /** A running node found in the record at boot: followed again by task id, or its lost send looked for. */
-  async recover(node: NodeRecord, attempt: AttemptRecord): Promise<void> {
-    if (attempt.taskId !== undefined) {
-      await this.resumeAttempt(node, attempt, attempt.taskId);
-      return;
-    }
+  async recover(node: NodeRecord, attempt: AttemptRecord): Promise<AttemptStart> {
+    if (attempt.taskId !== undefined) return this.resumeAttempt(node, attempt, attempt.taskId);
     const entry = findEntry(this.p.journal.record, attempt.agent, 'SendMessage', attempt.messageId);
     if (entry) settle(entry, this.p.journal.iso(), 'unknown', 'the orchestrator stopped before the send was answered');
-    await this.resolveSend(node, attempt, entry);
+    return this.resolveSend(node, attempt, entry);
   }
 
-  private async resumeAttempt(node: NodeRecord, attempt: AttemptRecord, taskId: string): Promise<void> {
+  private async resumeAttempt(node: NodeRecord, attempt: AttemptRecord, taskId: string): Promise<AttemptStart> {
     const { journal } = this.p;
     let handle: TaskHandle;
     try {
@@ -176,11 +178,11 @@ export class HopAttempts {
       attempt.state = 'unresolved';
       journal.move(node, 'unresolved', `task ${taskId} may still run at ${attempt.agent}, but it could not be followed again: ${attempt.error.message}`);
       await journal.save();
-      return;
+      return SETTLED;
     }
     journal.after({ type: 'node', node: node.id, state: node.state, attempt: attempt.n, taskId });
     await journal.save();
-    this.follow(node, attempt, handle);
+    return this.follow(node, attempt, handle);
   }
 
   /**
@@ -190,11 +192,11 @@ export class HopAttempts {
    * has passed since the send began (a restart can come right after it), then the send is unresolved,
    * never sent again. `lookedFor`: the engine already looked for its whole budget (`DELIVERY_UNKNOWN`).
    */
-  private async resolveSend(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry | undefined, lookedFor = false): Promise<void> {
+  private async resolveSend(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry | undefined, lookedFor = false): Promise<AttemptStart> {
     const { journal } = this.p;
     const until = lookedFor ? 0 : Date.parse(attempt.startedAt) + RESILIENCE_DEFAULTS.lostSendLookupMs;
     const found = await lookForSend(this.p.clientOf(attempt.agent), journal.record.contextId, attempt.messageId, until, this.p, this.p.stopped);
-    if (this.p.stopped()) return;
+    if (this.p.stopped()) return SETTLED;
     if (found === 'unknowable' || found === undefined) {
       const why =
         found === 'unknowable'
@@ -205,16 +207,16 @@ export class HopAttempts {
       attempt.endedAt = journal.iso();
       journal.move(node, 'unresolved', `message ${attempt.messageId} may have reached ${attempt.agent}; nothing can show it, so it is not sent again`);
       await journal.save();
-      return;
+      return SETTLED;
     }
     if (entry) settle(entry, journal.iso(), 'confirmed-success', `found task ${found.id} by its message id`, { taskId: found.id });
     attempt.taskId = found.id;
     await journal.save();
-    await this.resumeAttempt(node, attempt, found.id);
+    return this.resumeAttempt(node, attempt, found.id);
   }
 
   /** A send that surely never reached the agent: the same intended action may go again, with the same key (a bounded number of times). */
-  private async resendUndelivered(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry, why: string): Promise<void> {
+  private async resendUndelivered(node: NodeRecord, attempt: AttemptRecord, entry: LedgerEntry, why: string): Promise<AttemptStart> {
     const { journal } = this.p;
     settle(entry, journal.iso(), 'confirmed-failure', `${NOT_DELIVERED} (${why})`);
     attempt.state = 'skipped';
@@ -226,7 +228,7 @@ export class HopAttempts {
     // A node cancelled while its message was out stays cancelled: it is not sent again.
     else if (node.state !== 'canceled') journal.move(node, 'pending', 'its message was never delivered: sent again');
     await journal.save();
-    this.p.changed();
+    return { kind: 'settled', again: true };
   }
 
   /** The engine sends the message again (same id, G6): the ledger says so (saved with the send's outcome). */
@@ -237,7 +239,7 @@ export class HopAttempts {
   }
 
   /** Starts a new attempt of a pending node whose dependencies completed: its input, the send, then the follow. */
-  async launch(hop: HopSpec, node: NodeRecord): Promise<void> {
+  async launch(hop: HopSpec, node: NodeRecord): Promise<AttemptStart> {
     const { journal } = this.p;
     const record = journal.record;
     const revision = record.revision;
@@ -253,7 +255,7 @@ export class HopAttempts {
     } catch (error) {
       journal.move(node, 'failed', `its input function threw: ${errorInfo(error).message}`);
       await journal.save();
-      return;
+      return SETTLED;
     }
     const base = typeof input === 'string' ? { text: input } : input;
     const references = [...(base.referenceTaskIds ?? []), ...(previous?.taskId ? [previous.taskId] : [])];
@@ -289,7 +291,7 @@ export class HopAttempts {
       attempt.endedAt = journal.iso();
       if (node.state === 'running') journal.move(node, 'pending');
       await journal.save();
-      return;
+      return SETTLED;
     }
     this.armHopBudget(hop, node, attempt);
     let handle: TaskHandle;
@@ -302,8 +304,7 @@ export class HopAttempts {
       const outcome = sendOutcome(error);
       if (outcome === 'not-delivered') {
         this.clearHopBudget(node, attempt);
-        await this.resendUndelivered(node, attempt, entry, attempt.error.message);
-        return;
+        return this.resendUndelivered(node, attempt, entry, attempt.error.message);
       }
       if (outcome === 'failed') {
         settle(entry, journal.iso(), 'confirmed-failure', attempt.error.message);
@@ -312,14 +313,13 @@ export class HopAttempts {
         this.clearHopBudget(node, attempt);
         journal.move(node, 'failed', attempt.error.message);
         await journal.save();
-        return;
+        return SETTLED;
       }
       settle(entry, journal.iso(), 'unknown', attempt.error.message);
       await journal.save();
       this.clearHopBudget(node, attempt);
       // DELIVERY_UNKNOWN: the engine already looked for it for its whole lookup budget.
-      await this.resolveSend(node, attempt, entry, isTetherError(error) && error.code === 'DELIVERY_UNKNOWN');
-      return;
+      return this.resolveSend(node, attempt, entry, isTetherError(error) && error.code === 'DELIVERY_UNKNOWN');
     }
     this.p.actions.inflight.delete(entry.id);
     if (handle.kind === 'message') {
@@ -330,13 +330,13 @@ export class HopAttempts {
       this.clearHopBudget(node, attempt);
       this.adoptOrRefuse(node, attempt, [message?.metadata]);
       await journal.save();
-      return;
+      return SETTLED;
     }
     attempt.taskId = handle.taskId;
     settle(entry, journal.iso(), 'confirmed-success', undefined, { taskId: handle.taskId });
     journal.after({ type: 'node', node: node.id, state: node.state, attempt: attempt.n, taskId: attempt.taskId });
     await journal.save();
-    this.follow(node, attempt, handle);
+    const following = this.follow(node, attempt, handle);
     // The send was in flight when an update superseded it or a cancel reached the node: the task exists now, so ask it to stop.
     if (attempt.rejectedReason !== undefined) {
       await this.p.cancels.request(node, attempt, 'workflow', `superseded by revision ${record.revision} while it was being sent`, { detach: false });
@@ -344,6 +344,7 @@ export class HopAttempts {
       const why = node.cancel ?? record.cancel;
       await this.p.cancels.request(node, attempt, why?.by ?? this.p.options.budgetActor ?? 'budget', why?.reason ?? 'cancelled while it was being sent', { detach: true, state: 'canceled' });
     }
+    return following;
   }
 
   /** Arms an attempt's hop budget (`ms`: the hop's timeout, or an escalation's extension). */
@@ -356,15 +357,17 @@ export class HopAttempts {
     this.p.clock.clear(hopBudget(node.id, attempt.n));
   }
 
-  private follow(node: NodeRecord, attempt: AttemptRecord, handle: TaskHandle): void {
+  private follow(node: NodeRecord, attempt: AttemptRecord, handle: TaskHandle): AttemptStart {
     const key = attemptKey(node.id, attempt.n);
     this.live.set(key, handle);
-    void (async () => {
+    const ended = (async () => {
       const { task, error } = await watch(handle, (event) => this.onTaskEvent(node, attempt, event));
       this.live.delete(key);
       if (this.p.stopped()) return;
       await this.onAttemptEnd(node, attempt, handle.view, task, error);
-    })().catch((error: unknown) => this.p.broke(error));
+    })();
+    ended.catch(() => undefined); // its owner hears of a failure when it takes the start
+    return { kind: 'following', ended };
   }
 
   private onTaskEvent(node: NodeRecord, attempt: AttemptRecord, event: TaskEvent): void {
@@ -392,12 +395,12 @@ export class HopAttempts {
         this.p.hops.get(node.id)?.pauseSlaMs,
       );
       journal.after({ type: 'pause', pause });
-      void journal.save().catch((error: unknown) => this.p.broke(error));
+      journal.saveInBackground();
     } else if (!isTerminalState(event.state) && !isInterruptedState(event.state) && isInterruptedState(attempt.state as never) && current) {
       this.p.pauses.closeNode(node.id);
       attempt.state = 'running';
       journal.move(node, 'running');
-      void journal.save().catch((error: unknown) => this.p.broke(error));
+      journal.saveInBackground();
     }
   }
 
@@ -433,7 +436,6 @@ export class HopAttempts {
       if (!isFinalNodeState(attempt.state)) attempt.state = taskOutcome(final, error);
       await journal.save();
       this.p.emit({ type: 'late-result', node: node.id, taskId: attempt.taskId, reason: attempt.rejectedReason });
-      this.p.changed();
       return;
     }
     if (stoppedByUs) {
@@ -458,7 +460,6 @@ export class HopAttempts {
       }
     }
     await journal.save();
-    this.p.changed();
   }
 
   /**

@@ -24,6 +24,8 @@ export class Journal {
     private readonly store: WorkflowStore,
     private readonly now: () => number,
     private readonly written: (event: WorkflowEvent) => void,
+    /** A save nobody awaits failed: the store failed. */
+    private readonly failed: (error: unknown) => void,
   ) {}
 
   iso(): string {
@@ -56,6 +58,11 @@ export class Journal {
     });
     this.saving = write.catch(() => undefined);
     return write;
+  }
+
+  /** Saves without waiting; a failure goes to `failed`. */
+  saveInBackground(): void {
+    this.save().catch(this.failed);
   }
 
   /** Adds a checkpoint: what is realized, what is reusable, what is pending, the budget left. */

@@ -6,7 +6,7 @@ import { BudgetClock, DEADLINE, pauseBudget } from './budget-clock.js';
 import { CancelPropagation } from './cancel-propagation.js';
 import { EventLog } from './event-log.js';
 import { checkHops, descendants, withDependents } from './graph.js';
-import { HopAttempts } from './hop-attempt.js';
+import { HopAttempts, type AttemptStart } from './hop-attempt.js';
 import { Journal, attemptKey } from './journal.js';
 import { INITIAL_LIFECYCLE, isEnded, isStopped, live, nextLifecycle, type Lifecycle, type LifecycleInput } from './lifecycle.js';
 import { PauseDesk } from './pause-desk.js';
@@ -84,7 +84,7 @@ export class Workflow {
     this.now = now;
     const emit = (event: WorkflowEvent): void => this.log.emit(event);
     const clientOf = (agent: string): A2AClient => this.client(agent);
-    this.journal = new Journal(record, store, now, emit);
+    this.journal = new Journal(record, store, now, emit, (error) => this.fail(error));
     this.clock = new BudgetClock(scheduler, (breach) => void this.breach(breach));
     this.pauseDesk = new PauseDesk(this.clock);
     this.actions = new ActionDesk(this.journal, emit, clientOf);
@@ -105,8 +105,6 @@ export class Workflow {
       stopped: () => isStopped(this.lifecycle),
       failing: () => this.failing,
       eventCount: () => this.log.length,
-      changed: () => this.advance(),
-      broke: (error) => this.fail(error),
     });
     let resolve!: (s: WorkflowSummary) => void;
     let reject!: (e: unknown) => void;
@@ -341,7 +339,7 @@ export class Workflow {
         continue;
       }
       if (!attempt || isFinalNodeState(node.state) || node.state === 'pending') continue;
-      restarts.push(this.attempts.recover(node, attempt));
+      restarts.push(this.attempts.recover(node, attempt).then((start) => this.started(start)));
     }
     restarts.push(this.journal.save());
     void Promise.all(restarts)
@@ -393,9 +391,15 @@ export class Workflow {
       if (this.record.state === 'running' && deps.every((d) => d.state === 'completed')) ready.push([hop, node]);
     }
     if (changed) await this.journal.save();
-    await Promise.all(ready.map(([hop, node]) => this.attempts.launch(hop, node)));
+    await Promise.all(ready.map(async ([hop, node]) => this.started(await this.attempts.launch(hop, node))));
     const nodes = Object.values(this.record.nodes);
     if (nodes.every((n) => isFinalNodeState(n.state)) && this.record.state !== 'paused') await this.finish();
+  }
+
+  /** Takes what an attempt's start came to: a node pending again, or a task whose end lets the loop go on. */
+  private started(start: AttemptStart): void {
+    if (start.kind === 'following') start.ended.then(() => this.advance(), (error: unknown) => this.fail(error));
+    else if (start.again) this.advance();
   }
 
   private async finish(): Promise<void> {
