@@ -2,7 +2,8 @@
 // The whole test suite, in the order a failure is cheapest to read:
 // build (tsdown + publint + attw) → typecheck → lint → vitest (unit, integration, interop,
 // browser; the misbehaving-agent model check and the chaos run are vitest files) → bundle-size
-// budget → self-checking examples → mutants (each planted engine bug must fail the core tests).
+// budgets (everything the browser package exports; what a web app loads before its first request) →
+// self-checking examples → mutants (each planted engine bug must fail the core tests).
 // Run through pnpm (`npx pnpm@10.34.8 test`), which installs dependencies first.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -35,6 +36,7 @@ step('typecheck', 'pnpm', ['typecheck']);
 step('lint', 'pnpm', ['lint']);
 step('tests', 'pnpm', ['exec', 'vitest', 'run']);
 step('bundle size', 'pnpm', ['size']);
+step('initial load', 'node', ['scripts/bundle-shape.mjs', '--check']);
 step('examples', 'pnpm', ['-r', '--filter', './examples/*', 'run', 'check']);
 // The test step above ran every test green: the mutants need no baseline of their own.
 step('mutants', 'node', ['scripts/mutants.mjs', '--after-tests']);

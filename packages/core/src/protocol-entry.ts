@@ -4,7 +4,7 @@
 
 export { decodeStreamEvent, decodeTask, decodeMessage, decodeSendResult } from './protocol/decode.js';
 export { encodeMessage, encodeSendParams } from './protocol/encode.js';
-export type { SendParams } from './protocol/encode.js';
+export type { SendParams } from './protocol/encoder.js';
 export type { Dialect } from './protocol/dialect.js';
 export { DecodeError } from './protocol/decode-error.js';
 export { endsStream } from './model/task-state.js';

@@ -6,11 +6,10 @@ import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Message, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
-import type { SendParams } from '../protocol/encode.js';
+import type { SendParams } from '../protocol/encoder.js';
 import type { EventFeed } from '../transport/event-feed.js';
 import { EventStream } from '../transport/event-stream.js';
-import { JsonRpcTransport } from '../transport/jsonrpc-transport.js';
-import { RestTransport } from '../transport/rest-transport.js';
+import { loadTransport } from '../transport/load-transport.js';
 import type {
   CallOptions,
   CancelTaskOptions,
@@ -41,6 +40,8 @@ export interface A2AClientInit {
   /** Checks the extended card as it checked the public one. */
   verifyCard?: CardVerifier | undefined;
   candidates: SelectedInterface[];
+  /** The transport of `candidates[0]`, already loaded (`connect()` loads it once it has read the card). */
+  transport: Transport;
   http: HttpClient;
   /** Names of the query parameters that carry credentials (see `A2AClient.credentialsInQuery`). */
   credentialsInQuery: string[];
@@ -62,8 +63,19 @@ export interface A2AClientInit {
   random: () => number;
 }
 
-function makeTransport(context: TransportContext): Transport {
-  return context.iface.binding === 'JSONRPC' ? new JsonRpcTransport(context) : new RestTransport(context);
+/** What the binding of `candidates[index]` is given. */
+function transportContext(init: Omit<A2AClientInit, 'transport'>, index: number): TransportContext {
+  return {
+    http: init.http,
+    iface: init.candidates[index] as SelectedInterface,
+    extensions: init.extensions,
+    maxEventSize: init.maxEventSize,
+  };
+}
+
+/** A client on the first candidate interface, once that interface's code is loaded; `connect()` calls it. */
+export async function openClient(init: Omit<A2AClientInit, 'transport'>): Promise<A2AClient> {
+  return new A2AClient({ ...init, transport: await loadTransport(transportContext(init, 0)) });
 }
 
 /**
@@ -82,14 +94,16 @@ function makeTransport(context: TransportContext): Transport {
 export class A2AClient {
   private cardValue: AgentCard;
   private index = 0;
-  private transport: Transport;
+  /** The transport of `candidates[index]`; `undefined` while the next one's code loads after a fallback. */
+  private transport: Transport | undefined;
+  private loading: Promise<Transport> | undefined;
   private answered = false;
   private engineContext: FollowContext | undefined;
 
   /** @internal Use `connect()`. */
   constructor(private readonly init: A2AClientInit) {
     this.cardValue = init.card;
-    this.transport = this.build(0);
+    this.transport = init.transport;
   }
 
   /** The agent card (normalized). Replaced by the extended card after `getExtendedCard()`. */
@@ -123,13 +137,23 @@ export class A2AClient {
     return this.init.candidates.map((c) => ({ ...c }));
   }
 
-  private build(index: number): Transport {
-    return makeTransport({
-      http: this.init.http,
-      iface: this.init.candidates[index] as SelectedInterface,
-      extensions: this.init.extensions,
-      maxEventSize: this.init.maxEventSize,
-    });
+  /** The transport of `candidates[index]`, its code loaded once (a failed load is tried again by the next call). */
+  private load(): Promise<Transport> {
+    if (this.loading === undefined) {
+      const index = this.index;
+      const loading = loadTransport(transportContext(this.init, index)).then(
+        (transport) => {
+          if (this.index === index) this.transport = transport;
+          return transport;
+        },
+        (error: unknown) => {
+          if (this.loading === loading) this.loading = undefined;
+          throw error;
+        },
+      );
+      this.loading = loading;
+    }
+    return this.loading;
   }
 
   /** Whether an error means "this interface is not there", so the next one may be tried. */
@@ -144,12 +168,13 @@ export class A2AClient {
 
   private advance(): void {
     this.index++;
-    this.transport = this.build(this.index);
+    this.transport = undefined;
+    this.loading = undefined;
   }
 
   private async run<T>(call: (transport: Transport) => Promise<T>): Promise<T> {
     for (;;) {
-      const transport = this.transport;
+      const transport = this.transport ?? (await this.load());
       try {
         const result = await call(transport);
         if (transport === this.transport) this.answered = true;

@@ -17,7 +17,7 @@ import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
 import { HttpClient } from '../http/http-client.js';
-import { A2AClient } from './a2a-client.js';
+import { openClient, type A2AClient } from './a2a-client.js';
 import { randomId } from '../model/message-input.js';
 import { checkMaxRetries, retryUnary } from './retry-unary.js';
 
@@ -138,10 +138,12 @@ function defaultFetch(): FetchLike {
  * (binding × protocol version) to talk through, and returns a client for it.
  *
  * `url` may be the agent's base URL (the card is looked up under `/.well-known/`), or the card's
- * own URL. Plain `connect(url)` works with v1.0 and v0.3 agents alike.
+ * own URL. Plain `connect(url)` works with v1.0 and v0.3 agents alike. The code of the chosen binding
+ * and version is imported only then, so a bundled web app loads no other (docs/browser.md).
  *
  * @throws TetherError `CARD_NOT_FOUND`, `CARD_INVALID`, `NO_COMPATIBLE_INTERFACE`, `SIGNATURE_INVALID`
- *   (with `verifyCard`), or the network/HTTP error of the card request.
+ *   (with `verifyCard`), the network/HTTP error of the card request, or `NETWORK` when the page
+ *   cannot load that code.
  */
 export async function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
   let base: URL;
@@ -218,7 +220,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     maxResponseBytes,
     now,
   });
-  return new A2AClient({
+  return openClient({
     card,
     cardUrl,
     verifyCard: options.verifyCard,

@@ -12,7 +12,7 @@ import {
   decodeTaskPage,
 } from '../protocol/decode.js';
 import type { Dialect } from '../protocol/dialect.js';
-import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
+import type { Encoder, SendParams } from '../protocol/encoder.js';
 import { checkId } from './check-id.js';
 import { decodeOrThrow } from './decode-or-throw.js';
 import { EventFeed } from './event-feed.js';
@@ -99,7 +99,10 @@ export class JsonRpcTransport implements Transport {
   readonly url: string;
   private readonly dialect: Dialect;
 
-  constructor(private readonly context: TransportContext) {
+  constructor(
+    private readonly context: TransportContext,
+    private readonly encoder: Encoder,
+  ) {
     this.protocolVersion = context.iface.protocolVersion;
     this.url = context.iface.url;
     this.dialect = dialectOf(context);
@@ -211,12 +214,12 @@ export class JsonRpcTransport implements Transport {
   }
 
   async sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
-    const { result, context, secrets } = await this.call('send', encodeSendParams(params, this.dialect), options, params.message.taskId);
+    const { result, context, secrets } = await this.call('send', this.encoder.sendParams(params), options, params.message.taskId);
     return decodeOrThrow(() => decodeSendResult(result, this.dialect), context, secrets);
   }
 
   openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
-    return this.feed('stream', encodeSendParams(params, this.dialect), options, signal, params.message.taskId);
+    return this.feed('stream', this.encoder.sendParams(params), options, signal, params.message.taskId);
   }
 
   async getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
@@ -252,7 +255,7 @@ export class JsonRpcTransport implements Transport {
 
   async createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
     this.ids('pushCreate', config.taskId);
-    const { result, context, secrets } = await this.call('pushCreate', encodePushConfig(config, this.dialect), options, config.taskId);
+    const { result, context, secrets } = await this.call('pushCreate', this.encoder.pushConfig(config), options, config.taskId);
     return decodeOrThrow(() => decodePushConfig(result, config.taskId), context, secrets);
   }
 

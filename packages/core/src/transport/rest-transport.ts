@@ -11,7 +11,7 @@ import {
   decodeTaskPage,
 } from '../protocol/decode.js';
 import type { Dialect } from '../protocol/dialect.js';
-import { encodePushConfig, encodeSendParams, type SendParams } from '../protocol/encode.js';
+import type { Encoder, SendParams } from '../protocol/encoder.js';
 import { checkId, type IdKind } from './check-id.js';
 import { decodeOrThrow } from './decode-or-throw.js';
 import { EventFeed } from './event-feed.js';
@@ -31,7 +31,10 @@ export class RestTransport implements Transport {
   /** The spec's proto says GET, its prose POST; servers differ. Learned on first use. */
   private subscribeMethod: 'POST' | 'GET' | undefined;
 
-  constructor(private readonly context: TransportContext) {
+  constructor(
+    private readonly context: TransportContext,
+    private readonly encoder: Encoder,
+  ) {
     this.protocolVersion = context.iface.protocolVersion;
     this.url = context.iface.url;
     this.dialect = dialectOf(context);
@@ -102,7 +105,7 @@ export class RestTransport implements Transport {
 
   sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
     const request = this.request('SendMessage', 'POST', this.path('SendMessage', '/message:send'), options, {
-      body: encodeSendParams(params, this.dialect),
+      body: this.encoder.sendParams(params),
       taskId: params.message.taskId,
     });
     return this.json(request, (body) => decodeSendResult(body, this.dialect));
@@ -110,7 +113,7 @@ export class RestTransport implements Transport {
 
   async openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
     const request = this.request('SendStreamingMessage', 'POST', this.path('SendStreamingMessage', '/message:stream'), options, {
-      body: encodeSendParams(params, this.dialect),
+      body: this.encoder.sendParams(params),
       taskId: params.message.taskId,
     });
     return this.feed(await this.context.http.open({ ...this.sse(request), signal }), params.message.taskId);
@@ -178,7 +181,7 @@ export class RestTransport implements Transport {
   createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
     const operation = 'CreateTaskPushNotificationConfig';
     const url = this.path(operation, `${this.task(config.taskId, operation)}/pushNotificationConfigs`);
-    const request = this.request(operation, 'POST', url, options, { body: encodePushConfig(config, this.dialect), taskId: config.taskId });
+    const request = this.request(operation, 'POST', url, options, { body: this.encoder.pushConfig(config), taskId: config.taskId });
     return this.json(request, (body) => decodePushConfig(body, config.taskId));
   }
 

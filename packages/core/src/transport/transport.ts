@@ -1,6 +1,6 @@
 import type { Binding, ProtocolVersion } from '../card/card-types.js';
 import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage, TaskState } from '../model/types.js';
-import type { SendParams } from '../protocol/encode.js';
+import type { SendParams } from '../protocol/encoder.js';
 import type { EventFeed } from './event-feed.js';
 
 /** Per-call options every operation takes. */

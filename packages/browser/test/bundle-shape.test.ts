@@ -1,0 +1,145 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
+import { build } from 'esbuild';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIAL_BUDGET_BYTES, measureInitialLoad } from '../../../scripts/bundle-shape.mjs';
+import { BROWSER_DIST, chromiumAvailable, launchChromium } from './helpers/chromium.js';
+
+// A web app loads the binding and the protocol version's writers its agent's card names, after
+// connect() read the card, and nothing of the others. These read the BUILT packages (run `pnpm build`).
+
+/** Core's modules loaded per binding and per version, as the built files are named. */
+const MODULES = {
+  jsonrpc: /core\/dist\/jsonrpc-transport-[^/]+\.js$/,
+  rest: /core\/dist\/rest-transport-[^/]+\.js$/,
+  v1: /core\/dist\/encode-v1-[^/]+\.js$/,
+  v03: /core\/dist\/encode-v03-[^/]+\.js$/,
+} as const;
+type Module = keyof typeof MODULES;
+
+function modulesIn(inputs: readonly string[]): Module[] {
+  return (Object.keys(MODULES) as Module[]).filter((name) => inputs.some((input) => MODULES[name].test(input)));
+}
+
+describe('the initial load of a web app (code splitting)', () => {
+  it('holds no binding and no version writers: each is a chunk of its own, loaded by import()', async () => {
+    const { initial, all } = await measureInitialLoad();
+    expect(modulesIn(initial.chunks.flatMap((c) => c.inputs))).toEqual([]);
+    const lazy = all.chunks.filter((c) => !initial.chunks.includes(c));
+    for (const name of Object.keys(MODULES) as Module[]) {
+      expect(lazy.filter((c) => modulesIn(c.inputs).includes(name)), name).toHaveLength(1);
+    }
+  });
+
+  it(`stays within its budget (${INITIAL_BUDGET_BYTES} B min+gzip)`, async () => {
+    const { initial } = await measureInitialLoad();
+    expect(initial.gzipBytes).toBeLessThanOrEqual(INITIAL_BUDGET_BYTES);
+  });
+});
+
+const PAGE_SCRIPT = `
+import { connect } from '${BROWSER_DIST}';
+window.tether = {
+  async run(url, prefs) {
+    const client = await connect(url, { ...prefs, cardCache: false });
+    const handle = await client.start('stream updates=1 chunks=2 delayMs=5');
+    const task = await handle.done();
+    return { iface: client.interface, state: task.status.state };
+  },
+};
+`;
+
+/** The page script bundled as a web app is (code splitting), every chunk served; which ones the page fetched. */
+interface SplitSite {
+  readonly origin: string;
+  /** The modules in the chunks fetched since the last `reset()`. */
+  loaded(): Module[];
+  reset(): void;
+  close(): Promise<void>;
+}
+
+async function serveSplitPage(script: string): Promise<SplitSite> {
+  const bundle = await build({
+    stdin: { contents: script, resolveDir: fileURLToPath(new URL('.', import.meta.url)), loader: 'js', sourcefile: 'app.js' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    outdir: fileURLToPath(new URL('../test-output/bundle-shape/', import.meta.url)),
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const files = new Map(bundle.outputFiles.filter((f) => f.path.endsWith('.js')).map((f) => [basename(f.path), f.text]));
+  const inputs = new Map(Object.entries(bundle.metafile.outputs).map(([path, out]) => [basename(path), Object.keys(out.inputs)]));
+  let fetched: string[] = [];
+  const server = createServer((req, res) => {
+    const name = (req.url ?? '/').slice(1);
+    const js = files.get(name);
+    if (js !== undefined) {
+      fetched.push(name);
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(js);
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/stdin.js"></script>');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    loaded: () => modulesIn(fetched.flatMap((name) => inputs.get(name) ?? [])),
+    reset: () => {
+      fetched = [];
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const available = chromiumAvailable('the code-splitting test');
+
+describe.skipIf(!available)('a web app in real Chromium loads only what the card names', () => {
+  let browser: Browser;
+  let site: SplitSite;
+  let agent: TestAgent;
+
+  beforeAll(async () => {
+    site = await serveSplitPage(PAGE_SCRIPT);
+    agent = await startTestAgent();
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.close();
+    await site?.close();
+  });
+
+  it.each([
+    ['JSONRPC', '1.0', ['jsonrpc', 'v1']],
+    ['HTTP+JSON', '1.0', ['rest', 'v1']],
+    ['JSONRPC', '0.3', ['jsonrpc', 'v03']],
+    ['HTTP+JSON', '0.3', ['rest', 'v03']],
+  ] as const)('%s v%s: a task runs to its end with only %j loaded', async (binding, version, expected) => {
+    // A fresh context: nothing cached, no module loaded by an earlier case.
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      site.reset();
+      await page.goto(`${site.origin}/`);
+      await page.waitForFunction(() => 'tether' in window);
+      expect(site.loaded(), 'before connect()').toEqual([]);
+      const result = await page.evaluate(
+        ([url, b, v]) =>
+          (window as unknown as { tether: { run: (u: string, p: object) => Promise<unknown> } }).tether.run(url, { preferredBindings: [b], protocolVersions: [v] }),
+        [agent.url, binding, version] as const,
+      );
+      expect(result).toMatchObject({ iface: { binding, protocolVersion: version }, state: 'completed' });
+      expect(site.loaded()).toEqual(expected);
+    } finally {
+      await context.close();
+    }
+  });
+});
