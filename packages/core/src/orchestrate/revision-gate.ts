@@ -1,4 +1,7 @@
 import type { Metadata, Task } from '../model/types.js';
+import { withDependents } from './graph.js';
+import type { UpdateRecord, WorkflowRecord } from './workflow-record.js';
+import type { HopSpec, WorkflowUpdate } from './workflow-types.js';
 
 /** Metadata keys Tether puts on every hop's message. */
 export const WORKFLOW_METADATA = {
@@ -40,4 +43,28 @@ export function refusal(revision: number, metadata: ReadonlyArray<Metadata | und
     : echoed.length === 0 && requireEcho
       ? `the answer does not carry revision ${revision} (${WORKFLOW_METADATA.revision} in its metadata), which this hop requires (requireRevisionEcho)`
       : undefined;
+}
+
+/**
+ * Writes an update into the record: a correction or new goal opens the next revision and names the
+ * nodes it affects (`affects`, else every node not completed — every node for a new goal — and their
+ * dependents); `pause` and `resume` change the workflow's state.
+ */
+export function recordUpdate(record: WorkflowRecord, hops: readonly HopSpec[], update: WorkflowUpdate, at: string): UpdateRecord {
+  const seq = record.updates.length + 1;
+  const changes = update.kind === 'correction' || update.kind === 'new-goal';
+  let affected: string[] = [];
+  if (changes) {
+    const previous = record.revision;
+    record.revision = previous + 1;
+    record.revisions.push({ n: record.revision, text: update.text, updateSeq: seq, at, supersedes: previous });
+    const ids = hops.map((h) => h.id);
+    const base = update.affects ?? (update.kind === 'new-goal' ? ids : ids.filter((id) => record.nodes[id]?.state !== 'completed'));
+    affected = withDependents(hops, base);
+  }
+  const written: UpdateRecord = { seq, kind: update.kind, text: update.text, by: update.by ?? 'user', at, revision: record.revision, ...(changes ? { affects: affected } : {}) };
+  record.updates.push(written);
+  if (update.kind === 'pause') record.state = 'paused';
+  if (update.kind === 'resume' && record.state === 'paused') record.state = 'running';
+  return written;
 }

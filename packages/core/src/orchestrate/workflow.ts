@@ -4,22 +4,23 @@ import { realScheduler, type Scheduler } from '../util/scheduler.js';
 import { ActionDesk } from './action-desk.js';
 import { BudgetClock, DEADLINE, pauseBudget } from './budget-clock.js';
 import { CancelPropagation } from './cancel-propagation.js';
+import { decide, planEscalation } from './escalation.js';
 import { EventLog } from './event-log.js';
-import { checkHops, descendants, withDependents } from './graph.js';
+import { checkHops, descendants } from './graph.js';
 import { HopAttempts, type AttemptStart } from './hop-attempt.js';
 import { Journal, attemptKey } from './journal.js';
 import { INITIAL_LIFECYCLE, isEnded, isStopped, live, nextLifecycle, type Lifecycle, type LifecycleInput } from './lifecycle.js';
 import { PauseDesk } from './pause-desk.js';
-import { stamp } from './revision-gate.js';
+import { recordUpdate, stamp } from './revision-gate.js';
 import { summarize } from './summary.js';
 import { invalid } from './workflow-errors.js';
 import { openRecord } from './workflow-open.js';
+import { endState } from './workflow-outcome.js';
 import { isFinalNodeState, type AttemptRecord, type NodeCancelRecord, type NodeRecord, type UpdateRecord, type WorkflowRecord } from './workflow-record.js';
 import { MemoryWorkflowStore, type WorkflowStore } from './workflow-store.js';
 import type {
   ActionSpec,
   Breach,
-  Escalation,
   HopSpec,
   PauseAnswer,
   PauseAnswerOutcome,
@@ -197,23 +198,9 @@ export class Workflow {
     if (isEnded(this.lifecycle)) throw invalid(`workflow ${this.id} has ended (${this.record.state})`);
     for (const id of update.affects ?? []) if (!this.hops.has(id)) throw invalid(`update affects an unknown hop ${JSON.stringify(id)}`);
     const journal = this.journal;
-    const at = journal.iso();
-    const by = update.by ?? 'user';
-    const seq = this.record.updates.length + 1;
-    const changes = update.kind === 'correction' || update.kind === 'new-goal';
-    let affected: string[] = [];
-    if (changes) {
-      const previous = this.record.revision;
-      this.record.revision = previous + 1;
-      this.record.revisions.push({ n: this.record.revision, text: update.text, updateSeq: seq, at, supersedes: previous });
-      const base =
-        update.affects ?? (update.kind === 'new-goal' ? [...this.hops.keys()] : [...this.hops.keys()].filter((id) => journal.node(id).state !== 'completed'));
-      affected = withDependents(this.options.hops, base);
-    }
-    const record: UpdateRecord = { seq, kind: update.kind, text: update.text, by, at, revision: this.record.revision, ...(changes ? { affects: affected } : {}) };
-    this.record.updates.push(record);
-    if (update.kind === 'pause') this.record.state = 'paused';
-    if (update.kind === 'resume' && this.record.state === 'paused') this.record.state = 'running';
+    const record = recordUpdate(this.record, this.options.hops, update, journal.iso());
+    const { seq, by } = record;
+    const affected = record.affects;
     // 1. Persisted before anything acts on it.
     await journal.save();
     this.log.emit({ type: 'update', update: record });
@@ -221,7 +208,7 @@ export class Workflow {
       await this.cancel({ by, reason: update.text });
       return record;
     }
-    if (!changes) {
+    if (affected === undefined) {
       this.advance();
       return record;
     }
@@ -414,18 +401,7 @@ export class Workflow {
     this.clearTimers();
     // Superseded attempts still followed (their late results): stop watching; their cancel stays "requested".
     this.attempts.detachAll();
-    const nodes = Object.values(this.record.nodes);
-    const required = this.options.hops.filter((h) => h.required !== false).map((h) => this.journal.node(h.id));
-    const cancelledOnly = nodes.every((n) => n.state === 'canceled' || n.state === 'cancel-requested');
-    this.record.state = this.record.cancel || cancelledOnly
-      ? 'canceled'
-      : failing !== undefined
-        ? 'failed'
-        : required.every((n) => n.state === 'completed') && nodes.every((n) => n.state === 'completed')
-          ? 'completed'
-          : nodes.some((n) => n.state === 'completed' || n.attempts.some((a) => (a.artifacts?.length ?? 0) > 0))
-            ? 'partial'
-            : 'failed';
+    this.record.state = endState(this.record, this.options.hops, failing !== undefined);
     this.record.endedAt = this.journal.iso();
     this.journal.checkpoint(`workflow ${this.record.state}`);
     await this.journal.save();
@@ -452,49 +428,44 @@ export class Workflow {
 
   private async breach(breach: Breach): Promise<void> {
     if (!live(this.lifecycle)) return;
-    let decision: Escalation = 'cancel';
-    try {
-      if (this.options.escalate) decision = await this.options.escalate(breach);
-    } catch {
-      decision = 'cancel';
-    }
+    const decision = await decide(this.options.escalate, breach);
     this.log.emit({ type: 'escalation', breach, decision });
+    const plan = planEscalation(breach, decision);
     const actor = this.options.budgetActor ?? 'budget';
-    const why = `${breach.kind} after ${breach.budgetMs} ms`;
     try {
-      if (breach.kind === 'deadline' || decision === 'fail') {
-        if (decision === 'fail') this.to({ type: 'fail', reason: `${why}: escalation failed the workflow` });
-        else if (typeof decision === 'object' && 'extendMs' in decision) {
-          this.record.deadlineAt = this.now() + decision.extendMs;
-          await this.journal.save();
-          this.clock.arm(DEADLINE, decision.extendMs, { kind: 'deadline', budgetMs: decision.extendMs });
-          return;
-        }
-        await this.cancels.stop([...this.hops.keys()], actor, why, 'timed-out');
+      if (plan.kind === 'stop-all') {
+        if (plan.failing !== undefined) this.to({ type: 'fail', reason: plan.failing });
+        await this.cancels.stop([...this.hops.keys()], actor, plan.why, 'timed-out');
         this.advance();
+        return;
+      }
+      if (breach.kind === 'deadline' && plan.kind === 'extend') {
+        this.record.deadlineAt = this.now() + plan.ms;
+        await this.journal.save();
+        this.clock.arm(DEADLINE, plan.ms, { kind: 'deadline', budgetMs: plan.ms });
         return;
       }
       const node = this.journal.node(breach.node as string);
       const attempt = node.attempts.at(-1);
       if (!attempt || isFinalNodeState(node.state) || attempt.taskId === undefined) return;
-      if (typeof decision === 'object' && 'extendMs' in decision) {
-        if (breach.kind === 'hop-timeout') this.attempts.armHopBudget(this.hops.get(node.id) as HopSpec, node, attempt, decision.extendMs);
+      if (plan.kind === 'extend') {
+        if (breach.kind === 'hop-timeout') this.attempts.armHopBudget(this.hops.get(node.id) as HopSpec, node, attempt, plan.ms);
         else {
           const pause = this.pauseDesk.forNode(node.id);
-          if (pause) this.clock.arm(pauseBudget(pause.id), decision.extendMs, { ...breach, budgetMs: decision.extendMs });
+          if (pause) this.clock.arm(pauseBudget(pause.id), plan.ms, { ...breach, budgetMs: plan.ms });
         }
         return;
       }
-      if (typeof decision === 'object' && 'handTo' in decision) {
-        if (!Object.hasOwn(this.options.agents, decision.handTo)) throw invalid(`escalation hands ${node.id} to an unknown agent ${decision.handTo}`);
+      if (plan.kind === 'hand-to') {
+        if (!Object.hasOwn(this.options.agents, plan.agent)) throw invalid(`escalation hands ${node.id} to an unknown agent ${plan.agent}`);
         // Pending again first, so the old attempt's end does not end the node.
-        node.agent = decision.handTo;
-        this.journal.move(node, 'pending', `handed to ${decision.handTo} after ${why}`);
-        await this.cancels.request(node, attempt, actor, `${why}: handed to ${decision.handTo}`, { detach: true, state: 'timed-out' });
+        node.agent = plan.agent;
+        this.journal.move(node, 'pending', `handed to ${plan.agent} after ${plan.why}`);
+        await this.cancels.request(node, attempt, actor, `${plan.why}: handed to ${plan.agent}`, { detach: true, state: 'timed-out' });
         this.advance();
         return;
       }
-      await this.cancels.stop([node.id, ...descendants(this.options.hops, node.id)], actor, why, 'timed-out');
+      await this.cancels.stop([node.id, ...descendants(this.options.hops, node.id)], actor, plan.why, 'timed-out');
       this.advance();
     } catch (error) {
       this.fail(error);
