@@ -1,9 +1,9 @@
 import { defineConfig } from 'tsdown';
 
-// p-retry (and its one dependency) and jose ship only as ESM. The CommonJS build cannot require() them —
-// rolldown's CJS interop would take the module namespace for the default export — so the CJS
-// build carries its own copy (of jose, only what ./signing uses); the ESM build imports the package.
-const ESM_ONLY = ['p-retry', 'is-network-error', 'jose'];
+// jose ships only as ESM. The CommonJS build cannot require() it — rolldown's CJS interop would take
+// the module namespace for the default export — so the CJS build carries its own copy (only what
+// ./signing uses); the ESM build imports the package.
+const ESM_ONLY = ['jose'];
 
 export default defineConfig({
   // The root entry (the user API), the `./protocol`, `./orchestrate` and `./signing` subpaths; code they share lands in a

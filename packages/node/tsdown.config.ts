@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsdown';
 
-// jose ships only as ESM. Like p-retry in core, the CommonJS build carries its own copy (only what the
-// push receiver uses, tree-shaken); the ESM build imports the package.
+// jose ships only as ESM. As in core, the CommonJS build carries its own copy (only what the push
+// receiver uses, tree-shaken); the ESM build imports the package.
 const ESM_ONLY = ['jose'];
 
 export default defineConfig({
