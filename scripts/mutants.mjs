@@ -39,9 +39,9 @@ const MUTANTS = [
   },
   {
     name: 'budgets not reset by progress',
-    file: task('follower.ts'),
-    from: '    this.moves++;\n    this.budget.reset();',
-    to: '    this.moves++;',
+    file: task('follow-state.ts'),
+    from: "  s = { ...s, moves: s.moves + 1, futileStreams: 0, quietSince: env.now };\n  effects.push({ type: 'reset-budget' });",
+    to: '  s = { ...s, moves: s.moves + 1, futileStreams: 0, quietSince: env.now };',
   },
   {
     name: 'the idle timer not re-armed for the rest of the silence',

@@ -13,18 +13,18 @@ import type { FollowContext } from './follow-context.js';
 import { IdleTimer } from './idle-probe.js';
 import { InputWait } from './input-wait.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { connectionOf, next, type Facts, type Outcome, type Phase } from './phase.js';
+import { initialState, isOver, reduce, type DeliveryMode, type FollowEnv, type FollowInput, type FollowState } from './follow-state.js';
+import type { Outcome, Phase } from './phase.js';
 import { asTetherError, refusesSubscription, streamMendable, taskIdOf } from './classify.js';
 import { pause } from './pause.js';
-import { PollCadence } from './poll-cadence.js';
 import { PushWaiter, rearmPush } from './push-waiter.js';
 import { Reconciler } from './reconciler.js';
 import { RequestLimiter } from './request-limiter.js';
-import { RetryBudget, type RetryDecision } from './retry-budget.js';
+import { RetryBudget } from './retry-budget.js';
 import { StoreWriter, type RecordChange } from './store-writer.js';
 import { openInSlot } from './stream-slots.js';
 import { askTask, askTaskRetrying, type TaskAsker } from './task-requests.js';
-import type { ConnectionEvent, ConnectionState, TaskEvent } from './task-event.js';
+import type { ConnectionState, TaskEvent } from './task-event.js';
 import type { TaskClaim } from './coordinator.js';
 import { TabLink } from './tab-link.js';
 
@@ -75,8 +75,7 @@ export interface FollowerSink {
   failed(error: TetherError): void;
 }
 
-/** How a task is followed: its stream, GetTask polls, or the agent's pushes (with a slow safety poll). */
-export type DeliveryMode = 'stream' | 'poll' | 'push';
+export type { DeliveryMode } from './follow-state.js';
 
 /** What the first send of `start()` came back with. */
 export type StartAck = { kind: 'task' } | { kind: 'message'; message: Message };
@@ -145,7 +144,8 @@ const INTERRUPTED: Outcome = { type: 'waited' };
  * answer (a poll, a probe in step). Every request it makes on its own passes the request-rate ceiling.
  */
 export class TaskFollower {
-  private phase: Phase;
+  /** The follow's state: the only place it lives, and only {@link dispatch} replaces it. */
+  private state: FollowState;
   private reconciler: Reconciler | undefined;
   private writer: StoreWriter | undefined;
   private conn: Connection | undefined;
@@ -154,40 +154,20 @@ export class TaskFollower {
   private interruption: Outcome | undefined;
   private readonly limiter: RequestLimiter;
   private readonly budget: RetryBudget;
-  private readonly cadence: PollCadence;
   private readonly inputWait: InputWait;
   private readonly stopper = new AbortController();
   /** Resolves when the follow ended. */
   private readonly over = deferred<void>();
-  private mode: DeliveryMode;
-  private connection: ConnectionState = 'connecting';
-  private everConnected = false;
-  private retry: RetryDecision | undefined;
-  private futileStreams = 0;
-  private gap: boolean;
-  /** A terminal Task snapshot the agent sent (GetTask, a subscription, a cancel answer): the result. */
-  private finalTask: Task | undefined;
-  private awaitingNews = false;
-  private subscribeRefused = false;
-  private streamRetryMs: number;
-  private streamRetryAt: number | undefined;
-  private pollDelay = 0;
-  private quietSince: number;
   private behind: Task | undefined;
   /** A probe found the task gone. */
   private lost: TetherError | undefined;
   /** The connection that just ended (its progress decides whether it was futile). */
   private ended: Connection | undefined;
-  private lastEventId: string | undefined;
   private persisted: RecordChange = {};
-  /** How many times the task moved (a poll compares it to tell a change). */
-  private moves = 0;
   private running = false;
   /** Push mode: the task's webhook config and the wait for its pushes. */
   private push: PushWaiter | undefined;
   private readonly oldPushConfigId: string | undefined;
-  /** A terminal status that arrived on a stream, held until the follow ends (G2: content after it comes first). */
-  private heldTerminal: TaskEvent[] | undefined;
   /** Keeps the task's lease, when the store leases tasks (several processes share it). */
   private leaseKeeper: LeaseKeeper | undefined;
   /** The fencing token of the lease taken for this task: every write carries it, also after the lease was lost. */
@@ -206,22 +186,13 @@ export class TaskFollower {
     const { resilience, scheduler, random } = context;
     this.limiter = new RequestLimiter(resilience.maxRequestsPerWindow, resilience.requestWindowMs, scheduler);
     this.budget = new RetryBudget(resilience, scheduler, random);
-    this.cadence = new PollCadence(resilience, random);
     this.inputWait = new InputWait(scheduler, options.inputTimeoutMs, resilience.authRequiredPollMs, (state) => this.inputTimedOut(state));
-    this.streamRetryMs = resilience.streamRetryMs;
-    this.quietSince = scheduler.now();
+    const streaming = context.client.agent.streaming;
+    this.state = initialState(scheduler.now(), resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming });
     if (resume) {
-      this.mode = resume.mode;
       this.reconciler = new Reconciler(resume.taskId, resume.contextId);
       this.writer = new StoreWriter(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
-      this.lastEventId = resume.lastEventId;
       this.oldPushConfigId = resume.pushConfigId;
-      this.gap = true;
-      this.phase = resume.mode === 'stream' && context.client.agent.streaming ? { name: 'resubscribing' } : { name: 'polling', delayMs: 0 };
-    } else {
-      this.mode = 'stream';
-      this.gap = false;
-      this.phase = { name: 'sending', purpose: 'start' };
     }
   }
 
@@ -236,17 +207,17 @@ export class TaskFollower {
   }
 
   get connectionState(): ConnectionState {
-    return this.connection;
+    return this.state.connection;
   }
 
   /** The follow ended (done, failed or detached). */
   get finished(): boolean {
-    return this.phase.name === 'done' || this.phase.name === 'failed' || this.phase.name === 'detached';
+    return isOver(this.state);
   }
 
   /** Sends the creating message and follows the task it creates. Resolves once the agent answered. */
   start(message: Message, mode: DeliveryMode, options: SendOptions): Promise<StartAck> {
-    this.mode = mode;
+    this.dispatch({ type: 'delivery', mode });
     const push = this.context.push;
     if (mode === 'push' && push) {
       // The webhook is registered with the creating send; its token authenticates the agent's pushes.
@@ -261,7 +232,7 @@ export class TaskFollower {
 
   /** Follows a known task (after a restart, a detach, or from another process). */
   resume(): void {
-    if (this.mode === 'push') {
+    if (this.state.mode === 'push') {
       void this.rearmPush().then(() => this.run());
       return;
     }
@@ -274,10 +245,7 @@ export class TaskFollower {
     const taskId = (this.reconciler as Reconciler).taskId;
     this.push = await rearmPush(client, push, scheduler, newId, taskId, this.oldPushConfigId, this.stopper.signal);
     if (this.push) this.persist({ pushConfigId: this.push.config.id });
-    else {
-      this.mode = 'poll';
-      this.persist({ delivery: 'poll' });
-    }
+    else this.dispatch({ type: 'delivery', mode: 'poll' });
   }
 
   /**
@@ -348,23 +316,18 @@ export class TaskFollower {
         return self.finished;
       },
       get connection() {
-        return self.connection;
+        return self.state.connection;
       },
-      set connection(state: ConnectionState) {
-        self.connection = state;
-      },
+      mirrorConnection: (connection, show) => this.dispatch({ type: 'mirrored', connection, show }),
       show: (events) => this.sink.emit(events),
-      finalTask: (task) => {
-        this.finalTask = task;
-      },
-      end: (how) => {
-        this.phase = how;
+      finalTask: (task) => this.dispatch({ type: 'mirrored-final', task }),
+      end: (phase) => {
+        this.dispatch({ type: 'mirror-ended', phase });
         this.finish();
       },
       reply: (message) => this.reply(message, {}),
       takeOver: (look) => {
-        if (look) this.phase = { name: 'polling', delayMs: 0 };
-        this.gap = true;
+        this.dispatch({ type: 'took-over', look });
         this.resume();
       },
       settledWithin: (ms) => this.settledWithin(ms),
@@ -485,7 +448,7 @@ export class TaskFollower {
     this.conn?.feed.close();
     this.inputWait.stop();
     if (!this.running) {
-      this.phase = { name: 'detached' };
+      this.dispatch({ type: 'detached' });
       this.forgetWhenWritten();
       this.tabs?.close();
     }
@@ -516,13 +479,13 @@ export class TaskFollower {
 
   private async run(): Promise<void> {
     this.running = true;
-    this.announce();
+    this.dispatch({ type: 'started' });
     while (!this.finished) {
       const controller = new AbortController();
       this.stepAbort = controller;
       let outcome: Outcome;
       try {
-        outcome = await this.step(this.phase, controller.signal);
+        outcome = await this.step(this.state.phase, controller.signal);
       } catch (error) {
         outcome = { type: 'fatal', error: asTetherError(error, this.taskId) };
       }
@@ -533,8 +496,11 @@ export class TaskFollower {
       if (outcome.type === 'input-timeout' && this.options.cancelOnInputTimeout && this.taskId !== undefined) {
         await this.context.client.cancelTask(this.taskId, {}).catch(() => undefined);
       }
-      this.absorb(outcome);
-      this.enter(next(this.phase, outcome, this.facts()));
+      const ended = this.ended;
+      this.ended = undefined;
+      if (outcome.type === 'behind' && this.behind) this.absorbSnapshot(this.behind, true);
+      this.behind = undefined;
+      this.dispatch({ type: 'outcome', outcome, ended: ended && { progressed: ended.progressed, healthy: ended.healthy } });
     }
     this.running = false;
     this.finish();
@@ -561,105 +527,43 @@ export class TaskFollower {
     }
   }
 
-  /** Side effects of an outcome, before the transition: budget, futile streams, the probe's snapshot. */
-  private absorb(outcome: Outcome): void {
-    this.retry = undefined;
-    const ended = this.ended;
-    this.ended = undefined;
-    switch (outcome.type) {
-      case 'behind':
-        if (this.behind) this.absorbSnapshot(this.behind, true);
-        this.behind = undefined;
-        this.gap = true;
-        break;
-      case 'stream-ended':
-      case 'stream-failed': {
-        const state = this.reconciler?.state ?? 'unknown';
-        const atRest = isTerminalState(state) || (isInterruptedState(state) && !this.awaitingNews);
-        if (!atRest) {
-          if (!ended?.progressed && !ended?.healthy) this.countFutile();
-          const error = outcome.type === 'stream-failed' ? outcome.error : undefined;
-          this.retry = this.budget.fail(error?.retryAfterMs);
-        }
-        break;
+  /** Replaces the state with the reducer's next one, and runs its effects in order. */
+  private dispatch(input: FollowInput): void {
+    const { state, effects } = reduce(this.state, input, this.env());
+    this.state = state;
+    for (const effect of effects) {
+      switch (effect.type) {
+        case 'emit':
+          this.emit(effect.events);
+          break;
+        case 'persist':
+          this.persist(effect.change);
+          break;
+        case 'reset-budget':
+          this.budget.reset();
+          break;
+        case 'input-wait':
+          this.inputWait.update(effect.state, this.pending !== undefined);
+          break;
       }
-      case 'request-failed':
-        this.retry = this.budget.fail(outcome.error.retryAfterMs);
-        break;
-      default:
-        break;
     }
   }
 
-  /** A stream ended without moving the task: one more futile stream (or, while polling, a failed try to stream again). */
-  private countFutile(): void {
-    this.futileStreams++;
-    if (this.mode === 'poll') {
-      this.streamRetryMs = Math.min(this.context.resilience.maxStreamRetryMs, this.streamRetryMs * 2);
-      this.streamRetryAt = this.context.scheduler.now() + this.streamRetryMs;
-    }
-  }
-
-  private facts(): Facts {
-    const r = this.context.resilience;
-    const now = this.context.scheduler.now();
-    const quiet = now - this.quietSince;
-    const canStream = this.context.client.agent.streaming && !this.subscribeRefused;
+  /** What the reducer reads of the world. */
+  private env(): FollowEnv {
+    const { client, resilience, scheduler, random, streamSlots } = this.context;
     return {
+      now: scheduler.now(),
+      resilience,
+      random,
       taskId: this.taskId ?? '',
-      state: this.reconciler?.state ?? 'unknown',
-      // No free stream slot (a full connection pool): poll until one frees.
-      mode: canStream && this.mode === 'stream' && (this.conn !== undefined || this.context.streamSlots.free()) ? 'stream' : 'poll',
-      awaitingNews: this.awaitingNews,
-      futileStreams: this.futileStreams,
-      futileLimit: r.emptyConnectionsBeforePolling,
-      gap: this.finalTask === undefined && (this.gap || r.finalCheck === 'always'),
-      retry: this.retry,
-      pollDelayMs: this.pollDelay,
-      streamRetryDue:
-        canStream && this.mode === 'poll' && this.streamRetryAt !== undefined && now >= this.streamRetryAt && this.context.streamSlots.free(),
-      quietFor: quiet > r.maxQuietMs ? quiet : undefined,
+      canStream: client.agent.streaming,
+      streamOpen: this.conn !== undefined,
+      slotFree: streamSlots.free(),
+      pushArmed: this.push !== undefined,
+      identified: this.reconciler !== undefined,
+      fail: (retryAfterMs) => this.budget.fail(retryAfterMs),
     };
-  }
-
-  private enter(phase: Phase): void {
-    const before = this.phase;
-    this.phase = phase;
-    if (phase.name === 'done' || phase.name === 'failed' || phase.name === 'detached') this.releaseTerminal();
-    if (phase.name === 'polling' && this.mode === 'stream') {
-      this.mode = 'poll';
-      this.persist({ delivery: 'poll' });
-    }
-    if (phase.name === 'polling' && this.streamRetryAt === undefined) {
-      this.streamRetryAt = this.context.scheduler.now() + this.streamRetryMs;
-    }
-    if (phase.name === 'resubscribing' || phase.name === 'polling' || phase.name === 'backing-off') {
-      if (before.name === 'live' || before.name === 'sending') this.gap = true;
-    }
-    this.announce(before);
-  }
-
-  /** Tells the app about the link, once per change (and per reconnect attempt). */
-  private announce(before?: Phase): void {
-    const phase = this.phase;
-    let state = connectionOf(phase);
-    if (state === undefined || phase.name === 'detached') return;
-    if (state === 'polling' && this.mode === 'push' && this.push) state = 'waiting-push';
-    if (state === 'reconnecting' && !this.everConnected) state = 'connecting';
-    const terminal = isTerminalState(this.reconciler?.state ?? 'unknown');
-    // After the task ended nothing but `closed` is news (no "reconnecting" after completion).
-    if (terminal && state !== 'closed') return;
-    const extra: Omit<ConnectionEvent, 'type' | 'state'> = {};
-    if (phase.name === 'backing-off') {
-      extra.attempt = phase.attempt;
-      extra.delayMs = phase.delayMs;
-      extra.error = phase.error;
-    }
-    if (phase.name === 'failed') extra.error = phase.error;
-    if (state === this.connection && phase.name !== 'backing-off') return;
-    if (before?.name === 'backing-off' && phase.name === 'resubscribing' && state === 'reconnecting') return;
-    this.connection = state;
-    if (this.reconciler) this.emit([{ type: 'connection', state, ...extra }]);
   }
 
   private finish(): void {
@@ -671,13 +575,13 @@ export class TaskFollower {
     this.push?.stop();
     this.stopper.abort();
     this.over.resolve();
-    const phase = this.phase;
+    const phase = this.state.phase;
     const now = this.context.scheduler.now();
     if (phase.name === 'done') {
       const r = this.reconciler as Reconciler;
       // The record outlives the task: its final state and outcome, until the retention ends.
       this.persist({ state: r.state, outcome: { kind: 'finished', state: r.state, at: now }, expiresAt: now + this.context.retentionMs });
-      const task = finalResult(r, this.finalTask);
+      const task = finalResult(r, this.state.finalTask);
       this.afterWrites(() => this.sink.finished(task));
       this.tabs?.ended({ task });
     } else if (phase.name === 'failed') {
@@ -717,69 +621,37 @@ export class TaskFollower {
 
   // ── applying what the agent said ──────────────────────────────────────────────────────────
 
-  /** Hands the app what is new; progress (the task moved) resets the budgets. */
-  private deliver(events: TaskEvent[], live = false): void {
-    if (events.length === 0) {
-      if (!live) this.releaseTerminal();
-      return;
-    }
+  /** Tells the reducer what the reconciler applied (`live`: read from the open stream). */
+  private deliver(events: TaskEvent[], live: boolean, lastEventId?: string, final?: { task: Task | undefined }): void {
     const r = this.reconciler as Reconciler;
-    this.moves++;
-    this.budget.reset();
-    this.futileStreams = 0;
-    this.quietSince = this.context.scheduler.now();
-    if (this.conn) {
-      this.conn.progressed = true;
-      if (this.mode === 'poll' && this.conn.subscription) {
-        // Back on a stream that moves the task: polling is over.
-        this.mode = 'stream';
-        this.streamRetryMs = this.context.resilience.streamRetryMs;
-        this.streamRetryAt = undefined;
-        this.persist({ delivery: 'stream' });
-      }
-    }
-    for (const e of events) {
-      if (e.type === 'status') {
-        this.awaitingNews = false;
-        break;
-      }
-    }
-    this.inputWait.update(r.state, this.pending !== undefined);
-    if (live && isTerminalState(r.state) && this.heldTerminal === undefined) {
-      // The end arrived on a stream: the stream may still bring content after it, and after a gap the
-      // final check may recover content the gap hid — nothing may follow the terminal status (G2).
-      // Hold the status until the follow ends (or the final check has spoken).
-      const at = events.findIndex((e) => e.type === 'status' && isTerminalState(e.state));
-      if (at >= 0) {
-        this.heldTerminal = events.slice(at, at + 1);
-        events = [...events.slice(0, at), ...events.slice(at + 1)];
-      }
-    }
-    if (events.length > 0) this.emit(events);
-    if (!live) this.releaseTerminal();
-    this.persist({ state: r.state, ...(this.lastEventId === undefined ? {} : { lastEventId: this.lastEventId }) });
-  }
-
-  /** Emits a held terminal status: after the final check's recovered content, or when the follow ends. */
-  private releaseTerminal(): void {
-    const held = this.heldTerminal;
-    if (held === undefined) return;
-    this.heldTerminal = undefined;
-    this.emit(held);
+    const conn = this.conn;
+    if (conn && events.length > 0) conn.progressed = true;
+    this.dispatch({
+      type: 'applied',
+      events,
+      state: r.state,
+      live,
+      ...(conn ? { open: { subscription: conn.subscription } } : {}),
+      ...(lastEventId === undefined ? {} : { lastEventId }),
+      ...(final ? { final } : {}),
+    });
   }
 
   private absorbSnapshot(task: Task, recovered: boolean): void {
     const r = this.reconciler as Reconciler;
-    this.deliver(r.applySnapshot(task, { recovered }));
-    if (isTerminalState(task.status.state) && isTerminalState(r.state)) this.finalTask ??= task;
+    const events = r.applySnapshot(task, { recovered });
+    const final = this.state.finalTask === undefined && isTerminalState(task.status.state) && isTerminalState(r.state) ? { task } : undefined;
+    this.deliver(events, false, undefined, final);
   }
 
   private applyBatch(conn: Connection, batch: StreamItem[]): void {
     const r = this.reconciler as Reconciler;
     const events: TaskEvent[] = [];
+    let finalTask = this.state.finalTask;
+    let lastEventId: string | undefined;
     for (const item of batch) {
       conn.seen++;
-      if (item.id !== undefined) this.lastEventId = item.id;
+      if (item.id !== undefined) lastEventId = item.id;
       const event = item.event;
       const ended = isTerminalState(r.state);
       // After the end, a snapshot that is not terminal is stale: it may not take content back.
@@ -788,10 +660,10 @@ export class TaskFollower {
       const applied = r.applyEvent(event, recovered || item.id !== undefined ? { recovered, eventId: item.id } : NO_OPTIONS);
       for (let i = 0; i < applied.length; i++) events.push(applied[i] as TaskEvent);
       // Content after a terminal snapshot: that snapshot is no longer the whole result.
-      if (ended && applied.length > 0) this.finalTask = undefined;
-      if (event.kind === 'task' && isTerminalState(event.status.state) && isTerminalState(r.state)) this.finalTask ??= event;
+      if (ended && applied.length > 0) finalTask = undefined;
+      if (event.kind === 'task' && isTerminalState(event.status.state) && isTerminalState(r.state)) finalTask ??= event;
     }
-    this.deliver(events, true);
+    this.deliver(events, true, lastEventId, finalTask === this.state.finalTask ? undefined : { task: finalTask });
   }
 
   private persist(change: RecordChange): void {
@@ -861,14 +733,13 @@ export class TaskFollower {
     let mayHaveArrived = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const streaming = this.mode === 'stream' && this.context.streamSlots.free();
+        const streaming = this.state.mode === 'stream' && this.context.streamSlots.free();
         const ack = streaming ? await this.sendStreaming(pending, signal) : await this.sendUnary(pending, signal);
         this.pending = undefined;
         pending.ack.resolve(ack);
         if (ack.kind === 'message') return { type: 'detach' };
         // A pause may have lasted hours: the quiet budget counts from the answer, not from before it.
-        this.quietSince = scheduler.now();
-        if (purpose === 'reply') this.awaitingNews ||= isInterruptedState(this.reconciler?.state ?? 'unknown');
+        this.dispatch({ type: 'acknowledged', reply: purpose === 'reply', looked: false });
         return { type: 'sent', streaming: this.conn !== undefined };
       } catch (error) {
         if (signal.aborted) return INTERRUPTED;
@@ -884,13 +755,12 @@ export class TaskFollower {
             return this.sendFailed(pending, asTetherError(lookError, this.taskId));
           }
           if (found) {
-            if (!this.reconciler) this.identify(found.id, found.contextId, this.mode);
-            this.gap = true;
+            if (!this.reconciler) this.identify(found.id, found.contextId, this.state.mode);
             // A lookup's answer (ListTasks may omit what it was not asked for) is not the final word: the final check is.
-            this.deliver((this.reconciler as Reconciler).applySnapshot(found, { recovered: true }));
+            this.deliver((this.reconciler as Reconciler).applySnapshot(found, { recovered: true }), false);
             this.pending = undefined;
             pending.ack.resolve({ kind: 'task' });
-            if (purpose === 'reply') this.awaitingNews ||= isInterruptedState(this.reconciler?.state ?? 'unknown');
+            this.dispatch({ type: 'acknowledged', reply: purpose === 'reply', looked: true });
             return { type: 'sent', streaming: false };
           }
         }
@@ -937,8 +807,7 @@ export class TaskFollower {
     if (streamMendable(error)) {
       this.pending = undefined;
       pending.ack.resolve({ kind: 'task' });
-      this.awaitingNews ||= isInterruptedState(this.reconciler?.state ?? 'unknown');
-      this.gap = true;
+      this.dispatch({ type: 'acknowledged', reply: true, looked: true });
       return { type: 'stream-failed', error };
     }
     const failed = this.sendFailed(pending, error);
@@ -982,10 +851,8 @@ export class TaskFollower {
     }
     const conn = this.open(feed, false, false);
     // The link is up before anything read from it: the app hears `live` first.
-    if (this.connection !== 'live') {
-      this.connection = 'live';
-      this.emit([{ type: 'connection', state: 'live' }]);
-    }
+    this.dispatch({ type: 'opened', subscription: false });
+    // The link is up before anything read from it: the app hears `live` first.
     this.applyBatch(conn, batch);
     return { kind: 'task' };
   }
@@ -994,10 +861,10 @@ export class TaskFollower {
     const answer = await this.context.client.sendMessage(pending.message, { ...pending.options, returnImmediately: true, signal });
     if (answer.kind === 'message') {
       if (!this.reconciler) return { kind: 'message', message: answer };
-      this.deliver(this.reconciler.applyEvent(answer));
+      this.deliver(this.reconciler.applyEvent(answer), false);
       return { kind: 'task' };
     }
-    if (!this.reconciler) this.identify(answer.id, answer.contextId, this.mode === 'push' ? 'push' : 'poll');
+    if (!this.reconciler) this.identify(answer.id, answer.contextId, this.state.mode === 'push' ? 'push' : 'poll');
     this.absorbSnapshot(answer, false);
     return { kind: 'task' };
   }
@@ -1052,7 +919,6 @@ export class TaskFollower {
       firstEventDue: undefined,
     };
     this.conn = conn;
-    this.everConnected = true;
     return conn;
   }
 
@@ -1106,10 +972,8 @@ export class TaskFollower {
       if (conn.subscription && conn.seen === 0 && error instanceof A2AError && refusesSubscription(error)) {
         return this.settleRefused(signal);
       }
-      if (streamMendable(error)) {
-        this.gap = true;
-        return { type: 'stream-failed', error: error as TetherError };
-      }
+      // A broken stream may have hidden events: the reducer marks the gap.
+      if (streamMendable(error)) return { type: 'stream-failed', error };
       return { type: 'fatal', error: asTetherError(error, this.taskId) };
     } finally {
       idle.stop();
@@ -1178,10 +1042,7 @@ export class TaskFollower {
     }
     if (conn) {
       conn.healthy = true;
-      if (this.mode === 'poll' && conn.subscription) this.mode = 'stream';
-      this.budget.reset();
-      this.futileStreams = 0;
-      this.quietSince = this.context.scheduler.now();
+      this.dispatch({ type: 'healthy', subscription: conn.subscription });
     }
     idle.start();
   }
@@ -1199,7 +1060,7 @@ export class TaskFollower {
     const r = this.reconciler as Reconciler;
     if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
     r.newConnection();
-    const resumeFrom = this.lastEventId;
+    const resumeFrom = this.state.lastEventId;
     const { scheduler, resilience } = this.context;
     // A subscription whose headers do not come is silence too: probe it like a live stream.
     const opening = new AbortController();
@@ -1239,8 +1100,8 @@ export class TaskFollower {
       feed.close();
       return { type: 'behind' };
     }
-    this.gap = true;
     const conn = this.open(feed, true, resumeFrom !== undefined);
+    this.dispatch({ type: 'opened', subscription: true });
     conn.firstEventDue = due;
     // Agents whose subscriptions start without a snapshot: ask for one now, in parallel. It belongs to
     // this connection (not to this step): when the connection ends, so does the catch-up, and a late
@@ -1252,7 +1113,7 @@ export class TaskFollower {
 
   /** Subscribing was refused: GetTask decides (finished → done; else poll, without trying to stream again). */
   private async settleRefused(signal: AbortSignal): Promise<Outcome> {
-    this.subscribeRefused = true;
+    this.dispatch({ type: 'refused' });
     let task: Task | undefined;
     try {
       task = await askTaskRetrying(this.asker(), this.budget, this.context.scheduler, signal);
@@ -1270,7 +1131,7 @@ export class TaskFollower {
   }
 
   private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
-    const push = this.mode === 'push' ? this.push : undefined;
+    const push = this.state.mode === 'push' ? this.push : undefined;
     if (push) {
       // Waiting for the agent's pushes: a push wakes the wait at once; the safety poll catches a lost one.
       if (!(await push.wait(delayMs, signal))) return INTERRUPTED;
@@ -1280,16 +1141,9 @@ export class TaskFollower {
     if (asked.kind === 'transient') return { type: 'request-failed', error: asked.error };
     if (asked.kind !== 'task') return { type: 'fatal', error: asked.error };
     const task = asked.task;
-    this.budget.reset();
-    const before = this.moves;
+    const before = this.state.moves;
     this.absorbSnapshot(task, false);
-    if (push) {
-      // The agent answered: a task that waits for its pushes is not quiet, however long it runs.
-      this.quietSince = this.context.scheduler.now();
-      this.pollDelay = push.nextDelayMs();
-    } else {
-      this.pollDelay = this.cadence.after(this.moves !== before);
-    }
+    this.dispatch({ type: 'polled', moved: this.state.moves !== before, pushDelayMs: push?.nextDelayMs() });
     return { type: 'polled' };
   }
 

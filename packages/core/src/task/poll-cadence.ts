@@ -22,13 +22,20 @@ export class PollCadence {
 
   /** The next wait, after a poll that did (or did not) show something new. */
   after(changed: boolean): number {
-    const { pollMinMs, pollMaxMs, pollFactor } = this.options;
-    this.base = changed ? pollMinMs : Math.min(pollMaxMs, this.base * pollFactor);
-    return Math.round(this.base * (0.8 + 0.4 * this.random()));
+    const next = nextPollWait(this.base, changed, this.options, this.random);
+    this.base = next.baseMs;
+    return next.delayMs;
   }
 
   /** The wait that {@link after} would give for an unchanged poll, without moving. */
   get current(): number {
     return this.base;
   }
+}
+
+/** The cadence as a value: from the current base wait and whether the poll showed something new, the next base and the jittered wait. */
+export function nextPollWait(baseMs: number, changed: boolean, options: PollCadenceOptions, random: () => number): { baseMs: number; delayMs: number } {
+  const { pollMinMs, pollMaxMs, pollFactor } = options;
+  const next = changed ? pollMinMs : Math.min(pollMaxMs, baseMs * pollFactor);
+  return { baseMs: next, delayMs: Math.round(next * (0.8 + 0.4 * random())) };
 }

@@ -17,7 +17,9 @@ export interface LinkedFollow {
   /** The follow ended. */
   readonly finished: boolean;
   /** The link state the app was last told. */
-  connection: ConnectionState;
+  readonly connection: ConnectionState;
+  /** The driver's link state is this follow's now (`show`: the app is told). */
+  mirrorConnection(state: ConnectionState, show: boolean): void;
   /** Hands events to the app (a mirror does not pass them on). */
   show(events: TaskEvent[]): void;
   /** The driver's final task: the follow's result. */
@@ -273,7 +275,7 @@ export class TabLink {
         return r.applyEvent(event.message).length > 0;
       case 'connection':
         if (event.state === this.follow.connection) return false;
-        this.follow.connection = event.state;
+        this.follow.mirrorConnection(event.state, false);
         return true;
       default:
         return true;
@@ -281,9 +283,7 @@ export class TabLink {
   }
 
   private mirrorConnection(state: ConnectionState): void {
-    if (state === this.follow.connection) return;
-    this.follow.connection = state;
-    this.follow.show([{ type: 'connection', state }]);
+    this.follow.mirrorConnection(state, true);
   }
 
   /** The driver's follow ended: so does this one, the same way (nothing was opened, nothing to close). */
