@@ -1,4 +1,4 @@
-import { connect as coreConnect, TetherError, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
+import { connectWithParts, TetherError, type A2AClient, type ConnectOptions } from '@a2a-tether/core';
 import { pageNetworkSignals } from './lifecycle.js';
 import { createTabCoordinator } from './tabs.js';
 import { withCorsHint } from './cors-hint.js';
@@ -26,8 +26,11 @@ export interface BrowserConnectOptions extends ConnectOptions {
  * origin with CORS (docs/browser.md lists the headers); when the page's fetch fails without a reason, the
  * `NETWORK` error names what a cross-origin agent must allow.
  *
+ * Push delivery and stores that lease tasks (several processes sharing them) are for servers: their
+ * code is not in this package, and `push` or a leasing store is refused.
+ *
  * @throws TetherError `INVALID_ARGUMENT` for `tabs` without a `store` (memory is not shared between tabs),
- *   and whatever core's `connect()` throws.
+ *   for `push` or a store that leases tasks, and whatever core's `connect()` throws.
  */
 export function connect(url: string | URL, options: BrowserConnectOptions = {}): Promise<A2AClient> {
   const { tabs, lifecycle, ...core } = options;
@@ -40,7 +43,8 @@ export function connect(url: string | URL, options: BrowserConnectOptions = {}):
     }
     coordinator = createTabCoordinator((typeof tabs === 'object' ? tabs.scope : undefined) ?? String(url));
   }
-  return coreConnect(url, {
+  // Neither push delivery nor leases: a web app's bundle holds neither's code (connect refuses both).
+  return connectWithParts({}, url, {
     ...core,
     fetch: core.fetch ?? withCorsHint(globalThis.fetch.bind(globalThis)),
     coordinator,

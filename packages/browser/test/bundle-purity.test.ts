@@ -51,6 +51,17 @@ describe('the browser bundle', () => {
     expect(inputs.filter((p) => p.includes('/signing'))).toEqual([]);
   });
 
+  it('leaves out the push and lease runners (the browser connect hands the engine neither)', async () => {
+    const bundle = await measureBrowserBundle();
+    // Only lease-keeper.ts says this; only push-waiter.ts registers a task with a push receiver.
+    expect(bundle.code).not.toContain('no renewal of its lease was confirmed');
+    expect(bundle.code).not.toMatch(/\.expect\(\w+,\s*\{\s*token:/);
+    // …while core's own bundle, which hands both, has them (so the check can fail).
+    const core = readFileSync(`${coreDist}index.js`, 'utf8');
+    expect(core).toContain('no renewal of its lease was confirmed');
+    expect(core).toMatch(/\.expect\(\w+(?:\.\w+)?,\s*\{\s*token:/);
+  });
+
   it('the check itself catches a Node import', () => {
     expect(offenders('import { readFile } from "node:fs";')).toHaveLength(1);
     expect(offenders('import { fetch } from "undici";')).toHaveLength(1);

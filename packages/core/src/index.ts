@@ -2,7 +2,8 @@
 // The protocol layer (codecs, card helpers) is the `@a2a-tether/core/protocol` subpath (protocol-entry.ts).
 // @a2a-tether/node and @a2a-tether/browser re-export this list as is (decisions.md D11).
 
-export { connect } from './client/connect.js';
+export { connect, connectWithParts } from './client/connect.js';
+export type { EngineParts } from './task/engine-parts.js';
 export type { ConnectOptions } from './client/connect.js';
 export { A2AClient } from './client/a2a-client.js';
 export type {

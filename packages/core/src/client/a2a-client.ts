@@ -27,6 +27,7 @@ import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { listRecords, type TasksFilter } from '../task/records.js';
 import { StreamSlots } from '../task/stream-slots.js';
 import type { AgentFacts, EngineClient, FollowContext, PushDelivery } from '../task/follow-context.js';
+import type { EngineParts } from '../task/engine-parts.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
@@ -54,6 +55,8 @@ export interface A2AClientInit {
   principal: string | undefined;
   retentionMs: number;
   push: PushDelivery | undefined;
+  /** The engine's push and lease runners (see `EngineParts`). */
+  parts: EngineParts;
   leaseOwner: string;
   maxStreams: number;
   coordinator?: TaskCoordinator | undefined;
@@ -302,6 +305,7 @@ export class A2AClient {
       principal: this.init.principal,
       retentionMs: this.init.retentionMs,
       push: this.init.push,
+      parts: this.init.parts,
       owner: this.init.leaseOwner,
       following: new Map(),
       streamSlots: new StreamSlots(this.init.maxStreams),

@@ -9,7 +9,9 @@ import { givenCard } from '../card/normalize-card.js';
 import { resolveCard } from '../card/resolve-card.js';
 import { DEFAULTS, type ResilienceOptions } from '../defaults.js';
 import { MemoryTaskStore } from '../store/memory-task-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import { canLease, type TaskStore } from '../store/task-store.js';
+import { ALL_PARTS } from '../task/all-parts.js';
+import type { EngineParts } from '../task/engine-parts.js';
 import type { PushDelivery } from '../task/follow-context.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { realScheduler, type Scheduler } from '../util/scheduler.js';
@@ -127,6 +129,20 @@ function checkStore(store: unknown): void {
   throw new TetherError('INVALID_ARGUMENT', `connect: store is not a TaskStore, it lacks ${missing.join(', ')}${hint}`, { maybeDelivered: false });
 }
 
+/** Push delivery and a store that leases need their engine parts (a browser's `connect()` has neither). */
+function checkParts(parts: EngineParts, options: ConnectOptions): void {
+  if (options.push && !parts.push) {
+    throw new TetherError('INVALID_ARGUMENT', 'connect: push delivery needs a webhook receiver on a server: use it from @a2a-tether/node (or core), not the browser package', {
+      maybeDelivered: false,
+    });
+  }
+  if (options.store && canLease(options.store) && !parts.lease) {
+    throw new TetherError('INVALID_ARGUMENT', 'connect: a store that leases tasks (shared by several processes) needs @a2a-tether/node (or core), not the browser package', {
+      maybeDelivered: false,
+    });
+  }
+}
+
 function defaultFetch(): FetchLike {
   const f = (globalThis as { fetch?: FetchLike }).fetch;
   if (!f) throw new TetherError('INVALID_ARGUMENT', 'no global fetch in this runtime: pass options.fetch');
@@ -145,7 +161,18 @@ function defaultFetch(): FetchLike {
  *   (with `verifyCard`), the network/HTTP error of the card request, or `NETWORK` when the page
  *   cannot load that code.
  */
-export async function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
+export function connect(url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
+  return connectWithParts(ALL_PARTS, url, options);
+}
+
+/**
+ * {@link connect} with only the engine parts a platform package hands it (`@a2a-tether/browser` hands
+ * neither push delivery nor leases, so a web app's bundle holds neither). Not for apps: use `connect`.
+ *
+ * @throws TetherError `INVALID_ARGUMENT` for `push`, or a store that leases, without the part it needs.
+ * @internal
+ */
+export async function connectWithParts(parts: EngineParts, url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
   let base: URL;
   try {
     base = new URL(url);
@@ -167,6 +194,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
   const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
   checkMaxRetries(maxRetries, 'connect');
   checkStore(options.store);
+  checkParts(parts, options);
   if ((options as { leaseMs?: unknown }).leaseMs !== undefined) {
     throw new TetherError('INVALID_ARGUMENT', 'connect: leaseMs is an option of the store now (e.g. createRedisTaskStore({ leaseMs })), not of connect()', {
       maybeDelivered: false,
@@ -235,6 +263,7 @@ export async function connect(url: string | URL, options: ConnectOptions = {}): 
     principal: options.principal,
     retentionMs: options.retentionMs ?? DEFAULTS.retentionMs,
     push: options.push,
+    parts,
     leaseOwner: options.leaseOwner ?? `tether-${randomId()}`,
     maxStreams: options.maxStreams ?? Number.POSITIVE_INFINITY,
     coordinator: options.coordinator,

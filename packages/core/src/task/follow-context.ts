@@ -4,6 +4,7 @@ import type { EventFeed } from '../transport/event-feed.js';
 import type { CallOptions, ListTasksQuery, SendOptions } from '../transport/transport.js';
 import type { Scheduler } from '../util/scheduler.js';
 import type { ResilienceOptions } from './resilience.js';
+import type { EngineParts } from './engine-parts.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { NetworkSignals, TaskCoordinator } from './coordinator.js';
 
@@ -70,6 +71,8 @@ export interface FollowContext {
   retentionMs: number;
   /** Push delivery, when the client was given a receiver. */
   push: PushDelivery | undefined;
+  /** The runners of push delivery and of leases, when `connect()` handed them (see {@link EngineParts}). */
+  parts: EngineParts;
   /** This client's name as a lease owner (unique per client; see `ConnectOptions.leaseOwner`). */
   owner: string;
   /** The tasks this client follows right now (`resumeAll()` skips them). */

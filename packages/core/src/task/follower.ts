@@ -12,12 +12,12 @@ import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
 import { IdleTimer } from './idle-probe.js';
 import { InputWait } from './input-wait.js';
-import { LeaseKeeper } from './lease-keeper.js';
+import type { LeaseKeeper } from './lease-keeper.js';
 import { initialState, isOver, reduce, type DeliveryMode, type FollowEnv, type FollowInput, type FollowState } from './follow-state.js';
 import type { Outcome, Phase } from './phase.js';
 import { asTetherError, refusesSubscription, streamMendable, taskIdOf } from './classify.js';
 import { pause } from './pause.js';
-import { PushWaiter, rearmPush } from './push-waiter.js';
+import type { PushWaiter } from './push-waiter.js';
 import { Reconciler } from './reconciler.js';
 import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget } from './retry-budget.js';
@@ -219,9 +219,10 @@ export class TaskFollower {
   start(message: Message, mode: DeliveryMode, options: SendOptions): Promise<StartAck> {
     this.dispatch({ type: 'delivery', mode });
     const push = this.context.push;
-    if (mode === 'push' && push) {
+    const parts = this.context.parts.push;
+    if (mode === 'push' && push && parts) {
       // The webhook is registered with the creating send; its token authenticates the agent's pushes.
-      this.push = new PushWaiter(push, this.context.scheduler, this.context.newId);
+      this.push = parts.waiter(push, this.context.scheduler, this.context.newId);
       options = { ...options, pushNotification: this.push.registration() };
     }
     const ack = deferred<StartAck>();
@@ -239,11 +240,11 @@ export class TaskFollower {
     void this.run();
   }
 
-  /** A resumed push-mode task: a new webhook config (see {@link rearmPush}), or polling if there can be none. */
+  /** A resumed push-mode task: a new webhook config (push-waiter.ts, `rearmPush`), or polling if there can be none. */
   private async rearmPush(): Promise<void> {
-    const { client, push, scheduler, newId } = this.context;
+    const { client, push, scheduler, newId, parts } = this.context;
     const taskId = (this.reconciler as Reconciler).taskId;
-    this.push = await rearmPush(client, push, scheduler, newId, taskId, this.oldPushConfigId, this.stopper.signal);
+    this.push = await parts.push?.rearm(client, push, scheduler, newId, taskId, this.oldPushConfigId, this.stopper.signal);
     if (this.push) this.persist({ pushConfigId: this.push.config.id });
     else this.dispatch({ type: 'delivery', mode: 'poll' });
   }
@@ -277,7 +278,7 @@ export class TaskFollower {
     }
     this.fence = lease.fence;
     this.context.following.set(taskId, this);
-    this.leaseKeeper = new LeaseKeeper(lease, askedAt, this.context.scheduler, (why) => this.leaseLost(why));
+    this.leaseKeeper = this.context.parts.lease?.(lease, askedAt, this.context.scheduler, (why) => this.leaseLost(why));
   }
 
   /**
