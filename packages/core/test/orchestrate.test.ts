@@ -209,8 +209,9 @@ describe('budgets (on the manual clock)', () => {
   });
 });
 
-describe('budgets, escalation choices', () => {
+describe('budgets, escalation choices (on the manual clock)', () => {
   it('an escalation can hand a hung hop to another agent: the first task is cancelled, a successor runs elsewhere', async () => {
+    const clock = new ManualScheduler();
     const hung = await agent({
       echo: async (ctx) => {
         ctx.status('working');
@@ -222,10 +223,13 @@ describe('budgets, escalation choices', () => {
     const flow = await run({
       id: 'w-hand',
       goal: 'g',
+      scheduler: clock,
       agents: { hung: hung.client, backup: backup.client },
       escalate: () => ({ handTo: 'backup' }),
-      hops: [{ id: 'work', agent: 'hung', timeoutMs: 200, input: () => 'go' }],
+      hops: [{ id: 'work', agent: 'hung', timeoutMs: 60_000, input: () => 'go' }],
     });
+    await untilTasks(flow, ['work']);
+    await clock.advance(60_000);
     const summary = await flow.done();
     expect(summary.state).toBe('completed');
     const [first, second] = summary.record.nodes['work']?.attempts ?? [];
@@ -236,6 +240,7 @@ describe('budgets, escalation choices', () => {
   });
 
   it('an escalation can extend a deadline once; the workflow then completes', async () => {
+    const clock = new ManualScheduler();
     const slowish = await agent({
       echo: async (ctx) => {
         ctx.status('working');
@@ -248,16 +253,19 @@ describe('budgets, escalation choices', () => {
     const flow = await run({
       id: 'w-extend',
       goal: 'g',
-      deadlineMs: 100,
+      scheduler: clock,
+      deadlineMs: 60_000,
       agents: { a: slowish.client },
       escalate: (b) => {
         breaches.push(b.budgetMs);
-        return breaches.length === 1 ? { extendMs: 1_000 } : 'cancel';
+        return breaches.length === 1 ? { extendMs: 600_000 } : 'cancel';
       },
       hops: [{ id: 'n', agent: 'a', input: () => 'go' }],
     });
+    await untilTasks(flow, ['n']);
+    await clock.advance(60_000);
     const summary = await flow.done();
-    expect(breaches).toEqual([100]);
+    expect(breaches).toEqual([60_000]);
     expect(summary.state).toBe('completed');
   });
 });
@@ -535,22 +543,25 @@ describe('cancel propagation', () => {
     // The escalation decides only once every node has its task, however slow the sends are.
     let named!: () => void;
     const allNamed = new Promise<void>((resolve) => (named = resolve));
+    const clock = new ManualScheduler();
     const flow = await run({
       id: 'w-timeout-tree',
       goal: 'g',
+      scheduler: clock,
       agents: { hung: hung.client },
       escalate: async () => {
         await allNamed;
         return 'cancel' as const;
       },
       hops: [
-        { id: 'top', agent: 'hung', timeoutMs: 300, input: () => 'go' },
+        { id: 'top', agent: 'hung', timeoutMs: 60_000, input: () => 'go' },
         { id: 'mid', agent: 'hung', parent: 'top', input: () => 'go' },
         { id: 'leaf', agent: 'hung', parent: 'mid', input: () => 'go' },
         { id: 'other', agent: 'hung', input: () => 'go' },
       ],
     });
     await untilTasks(flow, ['top', 'mid', 'leaf', 'other']);
+    await clock.advance(60_000);
     named();
     // The breach stops top and everything below it in one pass: once top and mid ended, leaf was asked too.
     const ended = new Set<string>();
@@ -558,7 +569,7 @@ describe('cancel propagation', () => {
       if (e.type === 'node' && e.state === 'timed-out') ended.add(e.node);
       if (ended.has('top') && ended.has('mid')) break;
     }
-    expect(flow.snapshot.nodes['leaf']?.attempts[0]?.cancel).toMatchObject({ by: 'budget', reason: 'hop-timeout after 300 ms' });
+    expect(flow.snapshot.nodes['leaf']?.attempts[0]?.cancel).toMatchObject({ by: 'budget', reason: 'hop-timeout after 60000 ms' });
     expect(flow.snapshot.nodes['other']?.attempts[0]?.cancel).toBeUndefined();
     await flow.cancel({ node: 'other', by: 'test', reason: 'done' });
     const summary = await flow.done();
@@ -630,9 +641,14 @@ describe('human pauses travel up', () => {
         ctx.status('canceled');
       },
     });
-    const flow = await run({ id: 'w-sla', goal: 'g', agents: { asker: asker.client }, hops: [{ id: 'ask', agent: 'asker', pauseSlaMs: 200, input: () => 'q' }] });
+    const clock = new ManualScheduler();
+    const flow = await run({ id: 'w-sla', goal: 'g', scheduler: clock, agents: { asker: asker.client }, hops: [{ id: 'ask', agent: 'asker', pauseSlaMs: 3_600_000, input: () => 'q' }] });
+    for await (const e of flow.events()) if (e.type === 'pause') break;
+    await clock.advance(3_599_999);
+    expect(flow.pauses()).toHaveLength(1);
+    await clock.advance(1);
     const all = await events(flow);
-    expect(all.find((e) => e.type === 'escalation')).toMatchObject({ breach: { kind: 'pause-sla', node: 'ask', budgetMs: 200 }, decision: 'cancel' });
+    expect(all.find((e) => e.type === 'escalation')).toMatchObject({ breach: { kind: 'pause-sla', node: 'ask', budgetMs: 3_600_000 }, decision: 'cancel' });
     const summary = await flow.done();
     expect(summary.record.nodes['ask']?.state).toBe('timed-out');
     expect(summary.record.nodes['ask']?.attempts[0]?.cancel?.outcome).toBe('confirmed');
