@@ -172,6 +172,20 @@ const MUTANTS = [
     tests: ['packages/core/test/orchestrate-redirect.test.ts'],
   },
   {
+    name: 'workflow: a node cancelled while its send was out sent again once the send proved undelivered',
+    file: orchestrate('hop-attempt.ts'),
+    from: "    else if (node.state !== 'canceled') journal.move(node, 'pending', 'its message was never delivered: sent again');",
+    to: "    else journal.move(node, 'pending', 'its message was never delivered: sent again');",
+    tests: ['packages/core/test/orchestrate-redirect.test.ts'],
+  },
+  {
+    name: 'workflow: node moves unchecked (a node may move from any state to any other)',
+    file: orchestrate('node-moves.ts'),
+    from: '  return from === to || LEGAL[from].includes(to);',
+    to: '  return true;',
+    tests: ['packages/core/src/orchestrate/node-moves.test.ts'],
+  },
+  {
     name: "Redis: a lease's renew() answers true without extending the TTL",
     file: `${root}packages/node/src/redis/lease-scripts.ts`,
     from: "if redis.call('GET', KEYS[1]) == ARGV[1] then\n  redis.call('PEXPIRE', KEYS[1], ARGV[2])\n  return 1",

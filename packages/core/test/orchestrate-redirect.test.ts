@@ -164,6 +164,24 @@ describe('the action ledger', () => {
     expect(proxy.stats.injectedStatus).toBe(3);
   }, 20_000);
 
+  it('a node cancelled while its send is out stays cancelled when the send proves undelivered: not sent again', async () => {
+    const { agent: a } = await agent({ versions: ['1.0'], scenarios: { echo: (ctx) => ctx.status('completed') } });
+    const proxy: FaultProxy = await startFaultProxy({ target: a.origin });
+    closers.push(() => proxy.close());
+    proxy.addFault({ kind: 'status', status: 503, times: Infinity, match: { rpcMethod: /SendStreamingMessage/ } });
+    // Two engine attempts a second apart: the cancel comes in between.
+    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 1_000, maxDelayMs: 1_000, maxSendAttempts: 2 } });
+    const flow = await run({ id: 'l-cancel-undelivered', goal: 'g', agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: () => 'x' }] });
+    while (proxy.stats.injectedStatus < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await flow.cancel({ node: 'n', by: 'ann', reason: 'not needed' });
+    const summary = await flow.done();
+    expect(summary.record.nodes['n']).toMatchObject({ state: 'canceled', cancel: { by: 'ann', outcome: 'not-started' } });
+    expect(summary.record.nodes['n']?.attempts).toHaveLength(1);
+    expect(summary.state).toBe('canceled');
+    expect(proxy.stats.injectedStatus).toBe(2);
+    expect(a.tasks.list()).toHaveLength(0);
+  }, 20_000);
+
   it('a send reset after it went out, that the engine looked for within its budget and did not find, is unresolved: not sent again (issue 16)', async () => {
     const { agent: a } = await agent({ versions: ['1.0'], scenarios: { echo: (ctx) => ctx.status('completed') } });
     const proxy: FaultProxy = await startFaultProxy({ target: a.origin });
