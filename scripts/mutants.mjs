@@ -33,8 +33,8 @@ const MUTANTS = [
   },
   {
     name: 'no catch-up before the live events of a subscription without a snapshot',
-    file: task('follower.ts'),
-    from: "if (conn.subscription && !conn.resumedById && first?.kind !== 'task') {",
+    file: task('stream-session.ts'),
+    from: "if (this.subscription && !this.resumedById && batch[0]?.event.kind !== 'task') {",
     to: 'if (false) {',
   },
   {

@@ -3,7 +3,7 @@
 // @a2a-tether/node and @a2a-tether/browser re-export this list as is (decisions.md D11).
 
 export { connect, connectWithParts } from './client/connect.js';
-export type { EngineParts } from './task/engine-parts.js';
+export type { EngineParts, LeaseRunner, PushRunner } from './task/follow-context.js';
 export type { ConnectOptions } from './client/connect.js';
 export { A2AClient } from './client/a2a-client.js';
 export type {

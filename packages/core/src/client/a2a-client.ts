@@ -27,7 +27,7 @@ import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { listRecords, type TasksFilter } from '../task/records.js';
 import { StreamSlots } from '../task/stream-slots.js';
 import type { AgentFacts, EngineClient, FollowContext, PushDelivery } from '../task/follow-context.js';
-import type { EngineParts } from '../task/engine-parts.js';
+import type { EngineParts } from '../task/follow-context.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';

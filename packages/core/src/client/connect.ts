@@ -11,7 +11,7 @@ import { DEFAULTS, type ResilienceOptions } from '../defaults.js';
 import { MemoryTaskStore } from '../store/memory-task-store.js';
 import { canLease, type TaskStore } from '../store/task-store.js';
 import { ALL_PARTS } from '../task/all-parts.js';
-import type { EngineParts } from '../task/engine-parts.js';
+import type { EngineParts } from '../task/follow-context.js';
 import type { PushDelivery } from '../task/follow-context.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { realScheduler, type Scheduler } from '../util/scheduler.js';

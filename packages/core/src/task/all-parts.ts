@@ -1,9 +1,9 @@
-import type { EngineParts } from './engine-parts.js';
+import type { EngineParts } from './follow-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { PushWaiter, rearmPush } from './push-waiter.js';
 
 /** Every engine part: push delivery and leases (core's and Node's `connect()`). */
 export const ALL_PARTS: EngineParts = {
-  push: { waiter: (delivery, scheduler, newId) => new PushWaiter(delivery, scheduler, newId), rearm: rearmPush },
+  push: { runner: (delivery, scheduler, newId) => new PushWaiter(delivery, scheduler, newId), rearm: rearmPush },
   lease: (lease, askedAt, scheduler, lost) => new LeaseKeeper(lease, askedAt, scheduler, lost),
 };

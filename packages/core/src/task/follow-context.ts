@@ -4,7 +4,7 @@ import type { EventFeed } from '../transport/event-feed.js';
 import type { CallOptions, ListTasksQuery, SendOptions } from '../transport/transport.js';
 import type { Scheduler } from '../util/scheduler.js';
 import type { ResilienceOptions } from './resilience.js';
-import type { EngineParts } from './engine-parts.js';
+import type { StoreLease } from '../store/task-store.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { NetworkSignals, TaskCoordinator } from './coordinator.js';
 
@@ -87,4 +87,52 @@ export interface FollowContext {
   random: () => number;
   resilience: ResilienceOptions;
   newId: () => string;
+}
+
+/** One task's push delivery as the engine drives it (`push-waiter.ts`'s `PushWaiter`). */
+export interface PushRunner {
+  /** The task's webhook config (its token is never stored). */
+  readonly config: { id: string; token: string };
+  /** The config to register with the creating send. */
+  registration(): Omit<PushNotificationConfig, 'taskId'>;
+  /** The receiver accepts this task's pushes from now on. */
+  listen(taskId: string): void;
+  /** Waits for a push, or `ms` (the safety poll): true when it is time to look, false when `signal` aborted. */
+  wait(ms: number, signal: AbortSignal): Promise<boolean>;
+  /** After a GetTask: how long to wait for pushes before the next. */
+  nextDelayMs(): number;
+  /** The receiver stops accepting the task's pushes. */
+  stop(): void;
+}
+
+/** One task's lease as the engine keeps it (`lease-keeper.ts`'s `LeaseKeeper`). */
+export interface LeaseRunner {
+  /** Stops renewing, and gives the lease back once `after` settled. */
+  release(after: Promise<unknown>): void;
+}
+
+/**
+ * The runners only some apps need, handed to the engine by `connect()`: push delivery (a webhook
+ * receiver, a Node server) and leases (a store several processes share). Core's and Node's
+ * `connect()` hand both; the browser's hands neither, so a web app's bundle holds neither's code.
+ */
+export interface EngineParts {
+  /** Push delivery: a task's own webhook config and the wait for its pushes. */
+  push?:
+    | {
+        runner(delivery: PushDelivery, scheduler: Scheduler, newId: () => string): PushRunner;
+        /** A resumed task's new webhook config (the old token was never stored); `undefined`: poll instead. */
+        rearm(
+          client: EngineClient,
+          delivery: PushDelivery | undefined,
+          scheduler: Scheduler,
+          newId: () => string,
+          taskId: string,
+          oldConfigId: string | undefined,
+          signal: AbortSignal,
+        ): Promise<PushRunner | undefined>;
+      }
+    | undefined;
+  /** Keeps a task's lease (renewals, the local deadline) while the task is driven; `lost` is called once if it is lost. */
+  lease?: ((lease: StoreLease, askedAt: number, scheduler: Scheduler, lost: (why: string) => void) => LeaseRunner) | undefined;
 }

@@ -118,9 +118,9 @@ const TABLE: Row[] = [
     env: { retry: { retry: false, reason: '12 failed attempts in a row', attempt: 13 } },
     phase: { name: 'failed' },
   },
-  { name: 'live: the probe found the agent ahead — reconnect at once', from: state(live), input: outcome({ type: 'behind' }), phase: resubscribing, state: { gap: true } },
-  { name: 'live: … or check the end', from: state(live, { taskState: 'completed' }), input: outcome({ type: 'behind' }), phase: finalCheck },
-  { name: 'live: … or wait at a pause', from: state(live, { taskState: 'auth-required' }), input: outcome({ type: 'behind' }), phase: waiting },
+  { name: 'live: the probe found the agent ahead — reconnect at once', from: state(live), input: outcome({ type: 'behind', task: doneTask }), phase: resubscribing, state: { gap: true } },
+  { name: 'live: … or check the end', from: state(live, { taskState: 'completed' }), input: outcome({ type: 'behind', task: doneTask }), phase: finalCheck },
+  { name: 'live: … or wait at a pause', from: state(live, { taskState: 'auth-required' }), input: outcome({ type: 'behind', task: doneTask }), phase: waiting },
   {
     name: 'live: while polling, a failed try to stream goes back to polling and the next try waits twice as long',
     from: state(live, { mode: 'poll', streamRetryMs: 1_000 }),

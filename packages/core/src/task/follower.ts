@@ -1,135 +1,33 @@
-import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '../errors/a2a-errors.js';
+import { TaskNotCancelableError, TaskNotFoundError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, Task, TaskState } from '../model/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { canLease, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
-import type { EventFeed, StreamItem } from '../transport/event-feed.js';
-import type { CallOptions, SendOptions } from '../transport/transport.js';
+import type { StreamItem } from '../transport/event-feed.js';
+import type { SendOptions } from '../transport/transport.js';
 import { sleep } from '../util/scheduler.js';
-import { findDelivered, sendVerdict, type Resend } from './delivery.js';
+import type { Resend } from './delivery.js';
+import { deliverMessage } from './sender.js';
 import { finalResult } from './final-check.js';
-import type { FollowContext } from './follow-context.js';
-import { IdleTimer } from './idle-probe.js';
+import type { FollowContext, LeaseRunner, PushRunner } from './follow-context.js';
 import { InputWait } from './input-wait.js';
-import type { LeaseKeeper } from './lease-keeper.js';
+import { deferred, type CancelOptions, type CancelOutcome, type FollowerSink, type FollowOptions, type PendingSend, type StartAck } from './follow-types.js';
 import { initialState, isOver, reduce, type DeliveryMode, type FollowEnv, type FollowInput, type FollowState } from './follow-state.js';
 import type { Outcome, Phase } from './phase.js';
-import { asTetherError, refusesSubscription, streamMendable, taskIdOf } from './classify.js';
+import { asTetherError, streamMendable, taskIdOf } from './classify.js';
 import { pause } from './pause.js';
-import type { PushWaiter } from './push-waiter.js';
 import { Reconciler } from './reconciler.js';
 import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget } from './retry-budget.js';
 import { StoreWriter, type RecordChange } from './store-writer.js';
-import { openInSlot } from './stream-slots.js';
+import { StreamSession, type SessionHost, type StreamEnd } from './stream-session.js';
 import { askTask, askTaskRetrying, type TaskAsker } from './task-requests.js';
 import type { ConnectionState, TaskEvent } from './task-event.js';
 import type { TaskClaim } from './coordinator.js';
 import { TabLink } from './tab-link.js';
 
-/** How a task is followed and how long to wait for a human. */
-export interface FollowOptions {
-  /**
-   * `auto` (default): push when the client has a push receiver (`connect(url, { push })`) and the card
-   * says the agent can push; else stream if the card says the agent can; else poll. `push` insists on
-   * push (an error if either is missing).
-   */
-  delivery?: 'auto' | 'stream' | 'poll' | 'push' | undefined;
-  /** At input-required / auth-required, fail `done()` with INPUT_TIMEOUT after this long without `reply()`. */
-  inputTimeoutMs?: number | undefined;
-  /** With `inputTimeoutMs`: also ask the agent to cancel the task. */
-  cancelOnInputTimeout?: boolean | undefined;
-  /**
-   * Told of every send of a message again with the same `messageId` — the creating send's, and each
-   * `reply()`'s — before it leaves, with why (see {@link Resend}): a send that surely never reached the
-   * agent, or (only with `resendUnknownDeliveries`) one whose fate stayed unknown. Sends are never
-   * repeated silently: keep this record where you keep what you sent (a workflow writes it into its
-   * ledger). Called synchronously; what it throws is ignored.
-   */
-  onResend?: ((resend: Resend) => void) | undefined;
-}
-
-/** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
-export interface CancelOutcome {
-  /** The cancel request was sent and answered. */
-  requested: true;
-  /** The task was seen `canceled` afterwards (on its stream, or by GetTask). */
-  confirmed: boolean;
-  /** The state the task was seen in (e.g. `completed` if it finished first, `working` if it has not stopped yet). */
-  state: TaskState;
-}
-
-/** Options of `cancel()`. */
-export interface CancelOptions extends CallOptions {
-  /** Why (kept in the store and sent as request metadata `a2a-tether/cancel-reason`). */
-  reason?: string | undefined;
-  /** How long to watch for the task to end after the request (ms, default 5,000). */
-  waitMs?: number | undefined;
-}
-
-/** Where a follower reports to (its task handle). */
-export interface FollowerSink {
-  emit(events: TaskEvent[]): void;
-  finished(task: Task): void;
-  failed(error: TetherError): void;
-}
-
-export type { DeliveryMode } from './follow-state.js';
-
-/** What the first send of `start()` came back with. */
-export type StartAck = { kind: 'task' } | { kind: 'message'; message: Message };
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
-
-/** One open stream the engine reads: the send's, or a subscription's. */
-interface Connection {
-  feed: EventFeed;
-  /** Aborted when the connection is done with (stops its probe). */
-  controller: AbortController;
-  /** A subscription: its first Task is recovered content. */
-  subscription: boolean;
-  /** Resumed after the agent's own event id: the stream itself fills the gap. */
-  resumedById: boolean;
-  /** The snapshot fetched because this subscription does not start with one (applied before its first live event). */
-  catchUp: Promise<void> | undefined;
-  /** No batch read yet. */
-  fresh: boolean;
-  /** The task moved while this connection was open. */
-  progressed: boolean;
-  /** A probe found the connection in step with the agent. */
-  healthy: boolean;
-  /** Events read (a probe answer is stale if this moved while it was asked). */
-  seen: number;
-  /**
-   * A subscription whose agent promised a Task snapshot first (v1.0): when nothing having arrived by
-   * then makes it suspect (probed once, see `firstEventProbeMs`). Unset once probed.
-   */
-  firstEventDue: number | undefined;
-}
-
-/** A message on its way (the creating send, or a reply). */
-interface PendingSend {
-  message: Message;
-  purpose: 'start' | 'reply';
-  options: SendOptions;
-  ack: Deferred<StartAck>;
-}
+export type { CancelOptions, CancelOutcome, DeliveryMode, FollowerSink, FollowOptions, StartAck } from './follow-types.js';
 
 const NO_OPTIONS = {};
 
@@ -148,7 +46,8 @@ export class TaskFollower {
   private state: FollowState;
   private reconciler: Reconciler | undefined;
   private writer: StoreWriter | undefined;
-  private conn: Connection | undefined;
+  /** The open stream, if any (the send's or a subscription's). */
+  private session: StreamSession | undefined;
   private pending: PendingSend | undefined;
   private stepAbort: AbortController | undefined;
   private interruption: Outcome | undefined;
@@ -158,20 +57,18 @@ export class TaskFollower {
   private readonly stopper = new AbortController();
   /** Resolves when the follow ended. */
   private readonly over = deferred<void>();
-  private behind: Task | undefined;
-  /** A probe found the task gone. */
-  private lost: TetherError | undefined;
-  /** The connection that just ended (its progress decides whether it was futile). */
-  private ended: Connection | undefined;
+  /** The stream that just ended (its progress decides whether it was futile). */
+  private ended: StreamSession | undefined;
   private persisted: RecordChange = {};
   private running = false;
   /** Push mode: the task's webhook config and the wait for its pushes. */
-  private push: PushWaiter | undefined;
+  private push: PushRunner | undefined;
   private readonly oldPushConfigId: string | undefined;
   /** Keeps the task's lease, when the store leases tasks (several processes share it). */
-  private leaseKeeper: LeaseKeeper | undefined;
+  private leaseKeeper: LeaseRunner | undefined;
   /** The fencing token of the lease taken for this task: every write carries it, also after the lease was lost. */
   private fence: number | undefined;
+  private sessionHost: SessionHost | undefined;
   /** Tabs (a coordinator): this follow's link to the other tabs of the task (it drives, or mirrors a driver). */
   private tabs: TabLink | undefined;
   /** Resolves once the task's record is stored (G1). */
@@ -222,7 +119,7 @@ export class TaskFollower {
     const parts = this.context.parts.push;
     if (mode === 'push' && push && parts) {
       // The webhook is registered with the creating send; its token authenticates the agent's pushes.
-      this.push = parts.waiter(push, this.context.scheduler, this.context.newId);
+      this.push = parts.runner(push, this.context.scheduler, this.context.newId);
       options = { ...options, pushNotification: this.push.registration() };
     }
     const ack = deferred<StartAck>();
@@ -410,7 +307,7 @@ export class TaskFollower {
       if (!(error instanceof TaskNotCancelableError)) throw error;
       answer = await this.context.client.getTask(r.taskId, { signal: call.signal });
     }
-    if (!this.finished && (this.conn === undefined || !isTerminalState(answer.status.state))) {
+    if (!this.finished && (this.session === undefined || !isTerminalState(answer.status.state))) {
       // Nothing open would show the outcome (or the agent says it is still stopping): ask.
       const seen = isTerminalState(answer.status.state) ? await this.context.client.getTask(r.taskId, { signal: call.signal }) : answer;
       if (!this.finished && isTerminalState(seen.status.state)) {
@@ -446,7 +343,7 @@ export class TaskFollower {
     if (this.finished) return;
     this.interrupt({ type: 'detach' });
     this.stopper.abort();
-    this.conn?.feed.close();
+    this.session?.close();
     this.inputWait.stop();
     if (!this.running) {
       this.dispatch({ type: 'detached' });
@@ -499,8 +396,7 @@ export class TaskFollower {
       }
       const ended = this.ended;
       this.ended = undefined;
-      if (outcome.type === 'behind' && this.behind) this.absorbSnapshot(this.behind, true);
-      this.behind = undefined;
+      if (outcome.type === 'behind') this.absorbSnapshot(outcome.task, true);
       this.dispatch({ type: 'outcome', outcome, ended: ended && { progressed: ended.progressed, healthy: ended.healthy } });
     }
     this.running = false;
@@ -559,7 +455,7 @@ export class TaskFollower {
       random,
       taskId: this.taskId ?? '',
       canStream: client.agent.streaming,
-      streamOpen: this.conn !== undefined,
+      streamOpen: this.session !== undefined,
       slotFree: streamSlots.free(),
       pushArmed: this.push !== undefined,
       identified: this.reconciler !== undefined,
@@ -625,7 +521,7 @@ export class TaskFollower {
   /** Tells the reducer what the reconciler applied (`live`: read from the open stream). */
   private deliver(events: TaskEvent[], live: boolean, lastEventId?: string, final?: { task: Task | undefined }): void {
     const r = this.reconciler as Reconciler;
-    const conn = this.conn;
+    const conn = this.session;
     if (conn && events.length > 0) conn.progressed = true;
     this.dispatch({
       type: 'applied',
@@ -645,13 +541,12 @@ export class TaskFollower {
     this.deliver(events, false, undefined, final);
   }
 
-  private applyBatch(conn: Connection, batch: StreamItem[]): void {
+  private applyBatch(conn: StreamSession, batch: StreamItem[]): void {
     const r = this.reconciler as Reconciler;
     const events: TaskEvent[] = [];
     let finalTask = this.state.finalTask;
     let lastEventId: string | undefined;
     for (const item of batch) {
-      conn.seen++;
       if (item.id !== undefined) lastEventId = item.id;
       const event = item.event;
       const ended = isTerminalState(r.state);
@@ -726,66 +621,58 @@ export class TaskFollower {
   private async sendStep(signal: AbortSignal): Promise<Outcome> {
     const pending = this.pending;
     if (!pending) return { type: 'send-failed', error: new TetherError('INVALID_ARGUMENT', 'nothing to send') };
-    const { message, purpose } = pending;
-    const { resilience, scheduler, random } = this.context;
-    const budget = new RetryBudget(resilience, scheduler, random);
+    const { message, purpose, options } = pending;
     if (purpose === 'reply') this.reconciler?.replied();
-    // Whether any attempt may have reached the agent (only a resent `unknown` can have, and give up after).
-    let mayHaveArrived = false;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const streaming = this.state.mode === 'stream' && this.context.streamSlots.free();
-        const ack = streaming ? await this.sendStreaming(pending, signal) : await this.sendUnary(pending, signal);
-        this.pending = undefined;
-        pending.ack.resolve(ack);
-        if (ack.kind === 'message') return { type: 'detach' };
-        // A pause may have lasted hours: the quiet budget counts from the answer, not from before it.
-        this.dispatch({ type: 'acknowledged', reply: purpose === 'reply', looked: false });
-        return { type: 'sent', streaming: this.conn !== undefined };
-      } catch (error) {
-        if (signal.aborted) return INTERRUPTED;
-        const verdict = sendVerdict(error);
-        if (verdict === 'answered') return this.answered(pending, asTetherError(error, this.taskId), signal);
-        const failure = asTetherError(error, this.taskId);
-        if (verdict === 'unknown') {
-          let found: Task | undefined;
-          try {
-            found = await findDelivered(this.context, message, this.limiter, signal);
-          } catch (lookError) {
-            if (signal.aborted) return INTERRUPTED;
-            return this.sendFailed(pending, asTetherError(lookError, this.taskId));
-          }
-          if (found) {
-            if (!this.reconciler) this.identify(found.id, found.contextId, this.state.mode);
-            // A lookup's answer (ListTasks may omit what it was not asked for) is not the final word: the final check is.
-            this.deliver((this.reconciler as Reconciler).applySnapshot(found, { recovered: true }), false);
-            this.pending = undefined;
-            pending.ack.resolve({ kind: 'task' });
-            this.dispatch({ type: 'acknowledged', reply: purpose === 'reply', looked: true });
-            return { type: 'sent', streaming: false };
-          }
-        }
-        if (verdict === 'unknown') mayHaveArrived = true;
-        const decision = budget.fail(failure.retryAfterMs);
-        if (attempt >= resilience.maxSendAttempts || !decision.retry) {
-          const why = attempt >= resilience.maxSendAttempts ? `${attempt} attempts` : decision.retry ? '' : decision.reason;
-          return this.sendFailed(
-            pending,
-            new TetherError('RETRY_EXHAUSTED', `gave up sending message ${message.messageId} after ${why}: ${failure.message}`, {
-              taskId: message.taskId,
-              messageId: message.messageId,
-              cause: failure,
-              // Every attempt surely failed to arrive: the caller may send it again (a workflow does).
-              maybeDelivered: mayHaveArrived,
-            }),
-          );
-        }
-        if (!(await sleep(scheduler, decision.delayMs, signal))) return INTERRUPTED;
-        if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
-        // `unknown` here: the lookup found nothing and the caller said the agent deduplicates.
-        this.reportResend({ messageId: message.messageId, purpose, attempt: attempt + 1, reason: verdict, error: failure });
-      }
+    const job = { message, purpose, options, taskKnown: this.reconciler !== undefined, stream: this.state.mode === 'stream' };
+    const sent = await deliverMessage(this.context, this.limiter, job, (resend) => this.reportResend(resend), signal);
+    switch (sent.type) {
+      case 'stopped':
+        return INTERRUPTED;
+      case 'answered':
+        return this.answered(pending, sent.error, signal);
+      case 'failed':
+        return this.sendFailed(pending, sent.error);
+      case 'message':
+        return this.acknowledged(pending, { kind: 'message', message: sent.message });
+      default:
+        break;
     }
+    try {
+      if (sent.type === 'stream') {
+        const first = sent.first[0] as StreamItem;
+        if (!this.reconciler) this.identify(taskIdOf(first.event) as string, first.event.contextId ?? '', 'stream');
+        const session = StreamSession.ofSend(this.sessions, sent.feed);
+        this.session = session;
+        // The link is up before anything read from it: the app hears `live` first.
+        this.dispatch({ type: 'opened', subscription: false });
+        this.applyBatch(session, sent.first);
+      } else if (sent.type === 'found') {
+        if (!this.reconciler) this.identify(sent.task.id, sent.task.contextId, this.state.mode);
+        this.deliver((this.reconciler as Reconciler).applySnapshot(sent.task, { recovered: true }), false);
+      } else if (sent.result.kind === 'message') {
+        if (!this.reconciler) return this.acknowledged(pending, { kind: 'message', message: sent.result });
+        this.deliver(this.reconciler.applyEvent(sent.result), false);
+      } else {
+        if (!this.reconciler) this.identify(sent.result.id, sent.result.contextId, this.state.mode === 'push' ? 'push' : 'poll');
+        this.absorbSnapshot(sent.result, false);
+      }
+    } catch (error) {
+      // The answer arrived but cannot be applied (e.g. a snapshot of another task): answered, not lost.
+      this.session?.close();
+      this.session = undefined;
+      return this.answered(pending, asTetherError(error, this.taskId), signal);
+    }
+    return this.acknowledged(pending, { kind: 'task' }, sent.type === 'found');
+  }
+
+  /** The agent acknowledged the message: the caller's promise resolves; a Message answer ends the exchange. */
+  private acknowledged(pending: PendingSend, ack: StartAck, looked = false): Outcome {
+    this.pending = undefined;
+    pending.ack.resolve(ack);
+    if (ack.kind === 'message') return { type: 'detach' };
+    // A pause may have lasted hours: the quiet budget counts from the answer, not from before it.
+    this.dispatch({ type: 'acknowledged', reply: pending.purpose === 'reply', looked });
+    return { type: 'sent', streaming: this.session !== undefined };
   }
 
   /** The caller hears of every send of a message again, before it leaves (its own record: G6). */
@@ -831,285 +718,74 @@ export class TaskFollower {
     return { type: 'send-failed', error };
   }
 
-  private async sendStreaming(pending: PendingSend, signal: AbortSignal): Promise<StartAck> {
-    const { feed, batch } = await this.firstBatch(pending, signal);
-    const first = batch?.[0];
-    if (!batch || !first) {
-      feed.close();
-      throw new TetherError('STREAM_INTERRUPTED', 'the stream ended before its first event', {
-        taskId: this.taskId,
-        messageId: pending.message.messageId,
-      });
-    }
-    if (!this.reconciler) {
-      const taskId = taskIdOf(first.event);
-      if (first.event.kind === 'message' || taskId === undefined) {
-        feed.close();
-        if (first.event.kind === 'message') return { kind: 'message', message: first.event };
-        throw new TetherError('PROTOCOL_VIOLATION', 'the first event names no task', { messageId: pending.message.messageId });
-      }
-      this.identify(taskId, first.event.contextId ?? '', 'stream');
-    }
-    const conn = this.open(feed, false, false);
-    // The link is up before anything read from it: the app hears `live` first.
-    this.dispatch({ type: 'opened', subscription: false });
-    // The link is up before anything read from it: the app hears `live` first.
-    this.applyBatch(conn, batch);
-    return { kind: 'task' };
-  }
-
-  private async sendUnary(pending: PendingSend, signal: AbortSignal): Promise<StartAck> {
-    const answer = await this.context.client.sendMessage(pending.message, { ...pending.options, returnImmediately: true, signal });
-    if (answer.kind === 'message') {
-      if (!this.reconciler) return { kind: 'message', message: answer };
-      this.deliver(this.reconciler.applyEvent(answer), false);
-      return { kind: 'task' };
-    }
-    if (!this.reconciler) this.identify(answer.id, answer.contextId, this.state.mode === 'push' ? 'push' : 'poll');
-    this.absorbSnapshot(answer, false);
-    return { kind: 'task' };
-  }
-
-  /**
-   * Opens a send's stream and reads its first events. Silence — no response headers, or no event —
-   * for `idleProbeMs` is a TIMEOUT: the answer may be lost (the message is then looked for).
-   */
-  private async firstBatch(pending: PendingSend, signal: AbortSignal): Promise<{ feed: EventFeed; batch: StreamItem[] | null }> {
-    const ms = this.context.resilience.idleProbeMs;
-    const { scheduler } = this.context;
-    const attempt = new AbortController();
-    let feed: EventFeed | undefined;
-    let silent = false;
-    const stop = (): void => {
-      attempt.abort();
-      feed?.close();
-    };
-    const timer = ms > 0 ? scheduler.setTimeout(() => ((silent = true), stop()), ms) : undefined;
-    signal.addEventListener('abort', stop, { once: true });
-    try {
-      feed = await openInSlot(this.context.streamSlots, () => this.context.client.openStream(pending.message, pending.options, attempt.signal));
-      if (feed === undefined) {
-        throw new TetherError('NETWORK', 'no free stream slot (maxStreams); the message was not sent', { maybeDelivered: false, isRetryable: true });
-      }
-      if (attempt.signal.aborted) throw new TetherError('ABORTED', 'stopped');
-      return { feed, batch: await feed.read() };
-    } catch (error) {
-      feed?.close();
-      if (!silent) throw error;
-      throw new TetherError('TIMEOUT', `no event within ${ms} ms of sending message ${pending.message.messageId}`, {
-        messageId: pending.message.messageId,
-        cause: error,
-      });
-    } finally {
-      if (timer !== undefined) scheduler.clearTimeout(timer);
-      signal.removeEventListener('abort', stop);
-    }
-  }
-
-  private open(feed: EventFeed, subscription: boolean, resumedById: boolean): Connection {
-    const conn: Connection = {
-      feed,
-      controller: new AbortController(),
-      subscription,
-      resumedById,
-      catchUp: undefined,
-      fresh: true,
-      progressed: false,
-      healthy: false,
-      seen: 0,
-      firstEventDue: undefined,
-    };
-    this.conn = conn;
-    return conn;
-  }
-
   private async liveStep(signal: AbortSignal): Promise<Outcome> {
-    const conn = this.conn;
-    if (!conn) return { type: 'stream-ended' };
-    const r = this.reconciler as Reconciler;
-    const idle: IdleTimer = new IdleTimer(this.context.scheduler, this.context.resilience.idleProbeMs, () =>
-      void this.probe(idle, conn.controller.signal, () => conn.feed.close(), conn),
-    );
-    const onAbort = (): void => {
-      conn.controller.abort();
-      conn.feed.close();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    idle.start();
-    // A subscription that promised a snapshot first and is still silent: ask early, not after idleProbeMs.
-    const due = conn.fresh ? conn.firstEventDue : undefined;
-    const { scheduler } = this.context;
-    const early =
-      due === undefined
-        ? undefined
-        : scheduler.setTimeout(() => {
-            conn.firstEventDue = undefined;
-            if (conn.fresh) void this.probe(idle, conn.controller.signal, () => conn.feed.close(), conn);
-          }, Math.max(0, due - scheduler.now()));
+    const session = this.session;
+    if (!session) return { type: 'stream-ended' };
     try {
       for (;;) {
-        if (isTerminalState(r.state)) {
-          idle.stop();
-          return await this.drain(conn, signal);
-        }
-        const batch = await conn.feed.read();
-        if (batch === null) return { type: 'stream-ended' };
-        idle.touch();
-        if (conn.fresh) {
-          conn.fresh = false;
-          const first = batch[0]?.event;
-          // No snapshot opened this subscription: apply one before the live events (no holes).
-          if (conn.subscription && !conn.resumedById && first?.kind !== 'task') {
-            await (conn.catchUp ??= this.catchUp(conn.controller.signal));
-            if (signal.aborted) return INTERRUPTED;
-          }
-        }
-        this.applyBatch(conn, batch);
+        const read = await session.next(signal);
+        if (read.type !== 'batch') return this.endOf(read, signal);
+        this.applyBatch(session, read.items);
       }
-    } catch (error) {
-      if (this.behind) return { type: 'behind' };
-      if (this.lost) return { type: 'fatal', error: this.lost };
-      if (signal.aborted) return INTERRUPTED;
-      if (conn.subscription && conn.seen === 0 && error instanceof A2AError && refusesSubscription(error)) {
-        return this.settleRefused(signal);
-      }
-      // A broken stream may have hidden events: the reducer marks the gap.
-      if (streamMendable(error)) return { type: 'stream-failed', error };
-      return { type: 'fatal', error: asTetherError(error, this.taskId) };
     } finally {
-      idle.stop();
-      if (early !== undefined) scheduler.clearTimeout(early);
-      signal.removeEventListener('abort', onAbort);
-      conn.controller.abort();
-      conn.feed.close();
-      if (this.conn === conn) this.conn = undefined;
-      this.ended = conn;
+      session.close();
+      if (this.session === session) this.session = undefined;
+      this.ended = session;
     }
-  }
-
-  /**
-   * The stream brought the terminal status: it is read on until its body ends (at most
-   * `terminalDrainMs`), so content an agent sends after the status — an artifact after `final: true` —
-   * is applied (G3). A status after it is dropped (G2), and the terminal status itself is held until the
-   * follow ends (see `deliver`), so the app sees that content before it. A break now is no failure: the
-   * task's end is known.
-   */
-  private async drain(conn: Connection, signal: AbortSignal): Promise<Outcome> {
-    const ms = this.context.resilience.terminalDrainMs;
-    if (ms <= 0) return { type: 'stream-ended' };
-    const { scheduler } = this.context;
-    const timer = scheduler.setTimeout(() => conn.feed.close(), ms);
-    try {
-      for (let batch = await conn.feed.read(); batch !== null; batch = await conn.feed.read()) this.applyBatch(conn, batch);
-    } catch {
-      // Closed at the deadline, or broken after the end: what arrived is applied.
-    } finally {
-      scheduler.clearTimeout(timer);
-    }
-    return signal.aborted ? INTERRUPTED : { type: 'stream-ended' };
-  }
-
-  /**
-   * The silence outlasted `idleProbeMs` — on a live stream, or while a subscription waits for its
-   * response headers: is the agent past us (a half-open connection), or just quiet? `cut` ends the
-   * connection when the agent moved on; `conn` (when open) tells whether events arrived meanwhile.
-   */
-  private async probe(idle: IdleTimer, signal: AbortSignal, cut: () => void, conn?: Connection): Promise<void> {
-    const seen = conn?.seen;
-    const r = this.reconciler as Reconciler;
-    const asked = await askTask(this.asker(), signal);
-    if (asked.kind === 'stopped' || signal.aborted) return;
-    if (asked.kind === 'lost') {
-      // The agent no longer knows the task: nothing on this connection will ever end it.
-      this.lost = asked.error;
-      cut();
-      return;
-    }
-    if (asked.kind !== 'task') {
-      // Any other failed probe proves nothing; look again after the next silence.
-      idle.start();
-      return;
-    }
-    const task = asked.task;
-    if (conn && conn.seen !== seen) {
-      // The stream moved while we asked: the answer may be older than what it delivered.
-      idle.start();
-      return;
-    }
-    if (r.isBehind(task)) {
-      this.behind = task;
-      cut();
-      return;
-    }
-    if (conn) {
-      conn.healthy = true;
-      this.dispatch({ type: 'healthy', subscription: conn.subscription });
-    }
-    idle.start();
-  }
-
-  /** GetTask for a subscription that starts without a snapshot; retried through transient failures. */
-  private async catchUp(signal: AbortSignal): Promise<void> {
-    const task = await askTaskRetrying(this.asker(), this.budget, this.context.scheduler, signal);
-    if (!task || signal.aborted) return;
-    this.absorbSnapshot(task, true);
-    // Finished meanwhile: nothing the stream could add matters (and it may never end by itself).
-    if (isTerminalState(task.status.state)) this.interrupt({ type: 'state-changed' });
   }
 
   private async subscribeStep(signal: AbortSignal): Promise<Outcome> {
     const r = this.reconciler as Reconciler;
     if (!(await this.limiter.acquire(signal))) return INTERRUPTED;
     r.newConnection();
-    const resumeFrom = this.state.lastEventId;
-    const { scheduler, resilience } = this.context;
-    // A subscription whose headers do not come is silence too: probe it like a live stream.
-    const opening = new AbortController();
-    const stop = (): void => opening.abort();
-    signal.addEventListener('abort', stop, { once: true });
-    const idle: IdleTimer = new IdleTimer(scheduler, resilience.idleProbeMs, () => void this.probe(idle, opening.signal, stop));
-    idle.start();
-    // v1.0 promises a Task snapshot as a subscription's first event: silence soon after asking is suspect.
-    const promised = this.context.client.agent.subscribeSnapshot && resumeFrom === undefined && resilience.firstEventProbeMs > 0;
-    let due = promised ? scheduler.now() + resilience.firstEventProbeMs : undefined;
-    const early =
-      due === undefined
-        ? undefined
-        : scheduler.setTimeout(() => {
-            due = undefined;
-            void this.probe(idle, opening.signal, stop);
-          }, resilience.firstEventProbeMs);
-    let feed: EventFeed;
-    try {
-      const opened = await openInSlot(this.context.streamSlots, () => this.context.client.openSubscription(r.taskId, resumeFrom, opening.signal));
-      // The last slot went to another task meanwhile: poll until one frees.
-      if (opened === undefined) return { type: 'waited' };
-      feed = opened;
-    } catch (error) {
-      if (this.behind) return { type: 'behind' };
-      if (this.lost) return { type: 'fatal', error: this.lost };
-      if (signal.aborted) return INTERRUPTED;
-      if (refusesSubscription(error)) return this.settleRefused(signal);
-      if (streamMendable(error)) return { type: 'stream-failed', error: error as TetherError };
-      return { type: 'fatal', error: asTetherError(error, r.taskId) };
-    } finally {
-      idle.stop();
-      if (early !== undefined) scheduler.clearTimeout(early);
-      signal.removeEventListener('abort', stop);
-    }
-    if (this.behind) {
-      feed.close();
-      return { type: 'behind' };
-    }
-    const conn = this.open(feed, true, resumeFrom !== undefined);
+    const opened = await StreamSession.subscribe(this.sessions, r.taskId, this.state.lastEventId, signal);
+    // The last slot went to another task meanwhile: poll until one frees.
+    if (opened === undefined) return { type: 'waited' };
+    if (!(opened instanceof StreamSession)) return this.endOf(opened, signal);
+    this.session = opened;
     this.dispatch({ type: 'opened', subscription: true });
-    conn.firstEventDue = due;
-    // Agents whose subscriptions start without a snapshot: ask for one now, in parallel. It belongs to
-    // this connection (not to this step): when the connection ends, so does the catch-up, and a late
-    // answer can never interrupt whatever the engine does next (e.g. a reply's send).
-    if (!this.context.client.agent.subscribeSnapshot && resumeFrom === undefined) conn.catchUp = this.catchUp(conn.controller.signal);
-    conn.catchUp?.catch(() => undefined);
     return { type: 'subscribed' };
+  }
+
+  /** How a stream (or its opening) ended, as the step's outcome. */
+  private endOf(end: StreamEnd, signal: AbortSignal): Outcome | Promise<Outcome> {
+    switch (end.type) {
+      case 'ended':
+        return { type: 'stream-ended' };
+      case 'failed':
+        return { type: 'stream-failed', error: end.error };
+      case 'behind':
+        return { type: 'behind', task: end.task };
+      case 'refused':
+        return this.settleRefused(signal);
+      case 'stopped':
+        return INTERRUPTED;
+      default:
+        return { type: 'fatal', error: end.error };
+    }
+  }
+
+  /** What a stream session needs of this follow. */
+  private get sessions(): SessionHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the sessions' view of this follow
+    const self = this;
+    return (this.sessionHost ??= {
+      client: this.context.client,
+      scheduler: this.context.scheduler,
+      resilience: this.context.resilience,
+      streamSlots: this.context.streamSlots,
+      budget: this.budget,
+      asker: () => this.asker(),
+      get view() {
+        return self.reconciler as Reconciler;
+      },
+      healthy: (subscription) => this.dispatch({ type: 'healthy', subscription }),
+      caughtUp: (task) => {
+        this.absorbSnapshot(task, true);
+        // Finished meanwhile: nothing the stream could add matters (and it may never end by itself).
+        if (isTerminalState(task.status.state)) this.interrupt({ type: 'state-changed' });
+      },
+    });
   }
 
   /** Subscribing was refused: GetTask decides (finished → done; else poll, without trying to stream again). */

@@ -1,6 +1,7 @@
 import { DEFAULTS } from '../defaults.js';
 import type { StoreLease } from '../store/task-store.js';
 import type { Scheduler, TimerHandle } from '../util/scheduler.js';
+import type { LeaseRunner } from './follow-context.js';
 
 /**
  * Keeps one task's lease while the task is driven (a store that leases tasks: several processes share
@@ -10,7 +11,7 @@ import type { Scheduler, TimerHandle } from '../util/scheduler.js';
  * therefore stops before the store can let the lease pass to another process, which it can only do a
  * whole TTL after the last renewal it applied.
  */
-export class LeaseKeeper {
+export class LeaseKeeper implements LeaseRunner {
   private renewTimer: TimerHandle | undefined;
   private deadline: TimerHandle | undefined;
   private stopped = false;

@@ -1,6 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
-import type { TaskState } from '../model/types.js';
+import type { Task, TaskState } from '../model/types.js';
 import type { RetryDecision } from './retry-budget.js';
 import type { ConnectionState } from './task-event.js';
 
@@ -37,8 +37,8 @@ export type Outcome =
   | { type: 'stream-ended' }
   /** The stream (or the subscription's opening) failed in a way a new connection may mend. */
   | { type: 'stream-failed'; error: TetherError }
-  /** The idle probe found the agent past the stream (a half-open connection); its snapshot was applied. */
-  | { type: 'behind' }
+  /** The idle probe found the agent past the stream (a half-open connection): its snapshot (applied before the transition). */
+  | { type: 'behind'; task: Task }
   /** A subscription is open. */
   | { type: 'subscribed' }
   /** Subscribing was refused (finished task, no resubscribe); a GetTask snapshot was applied. */

@@ -1,14 +1,14 @@
 import { DEFAULTS } from '../defaults.js';
 import type { PushNotificationConfig } from '../model/types.js';
 import type { Scheduler } from '../util/scheduler.js';
-import type { EngineClient, PushDelivery } from './follow-context.js';
+import type { EngineClient, PushDelivery, PushRunner } from './follow-context.js';
 
 /**
  * One task's push delivery: its own webhook config (an id, and a token nobody else knows — never
  * stored), the receiver's registration for the task, and the wait for the next push. A push that
  * arrives while nobody waits is remembered ("dirty") until the next GetTask looks.
  */
-export class PushWaiter {
+export class PushWaiter implements PushRunner {
   /** The task's webhook config: its token authenticates the agent's pushes. */
   readonly config: { id: string; token: string };
   private dirty = false;

@@ -1,0 +1,82 @@
+import type { TetherError } from '../errors/tether-error.js';
+import type { Message, Task, TaskState } from '../model/types.js';
+import type { CallOptions, SendOptions } from '../transport/transport.js';
+import type { Resend } from './delivery.js';
+import type { TaskEvent } from './task-event.js';
+
+export type { DeliveryMode } from './follow-state.js';
+
+/** How a task is followed and how long to wait for a human. */
+export interface FollowOptions {
+  /**
+   * `auto` (default): push when the client has a push receiver (`connect(url, { push })`) and the card
+   * says the agent can push; else stream if the card says the agent can; else poll. `push` insists on
+   * push (an error if either is missing).
+   */
+  delivery?: 'auto' | 'stream' | 'poll' | 'push' | undefined;
+  /** At input-required / auth-required, fail `done()` with INPUT_TIMEOUT after this long without `reply()`. */
+  inputTimeoutMs?: number | undefined;
+  /** With `inputTimeoutMs`: also ask the agent to cancel the task. */
+  cancelOnInputTimeout?: boolean | undefined;
+  /**
+   * Told of every send of a message again with the same `messageId` — the creating send's, and each
+   * `reply()`'s — before it leaves, with why (see {@link Resend}): a send that surely never reached the
+   * agent, or (only with `resendUnknownDeliveries`) one whose fate stayed unknown. Sends are never
+   * repeated silently: keep this record where you keep what you sent (a workflow writes it into its
+   * ledger). Called synchronously; what it throws is ignored.
+   */
+  onResend?: ((resend: Resend) => void) | undefined;
+}
+
+/** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
+export interface CancelOutcome {
+  /** The cancel request was sent and answered. */
+  requested: true;
+  /** The task was seen `canceled` afterwards (on its stream, or by GetTask). */
+  confirmed: boolean;
+  /** The state the task was seen in (e.g. `completed` if it finished first, `working` if it has not stopped yet). */
+  state: TaskState;
+}
+
+/** Options of `cancel()`. */
+export interface CancelOptions extends CallOptions {
+  /** Why (kept in the store and sent as request metadata `a2a-tether/cancel-reason`). */
+  reason?: string | undefined;
+  /** How long to watch for the task to end after the request (ms, default 5,000). */
+  waitMs?: number | undefined;
+}
+
+/** Where a follower reports to (its task handle). */
+export interface FollowerSink {
+  emit(events: TaskEvent[]): void;
+  finished(task: Task): void;
+  failed(error: TetherError): void;
+}
+
+/** What the first send of `start()` came back with. */
+export type StartAck = { kind: 'task' } | { kind: 'message'; message: Message };
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+/** A message on its way (the creating send, or a reply). */
+export interface PendingSend {
+  message: Message;
+  purpose: 'start' | 'reply';
+  options: SendOptions;
+  ack: Deferred<StartAck>;
+}
