@@ -3,7 +3,7 @@ import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, Task, TaskState } from '../model/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { canLease, TASK_RECORD_VERSION, type CancelRecord, type StoreLease } from '../store/task-store.js';
+import { canLease, type CancelRecord, type StoreLease } from '../store/task-store.js';
 import type { StreamItem } from '../transport/event-feed.js';
 import type { SendOptions } from '../transport/transport.js';
 import { sleep } from '../util/scheduler.js';
@@ -20,7 +20,8 @@ import { pause } from './pause.js';
 import { Reconciler } from './reconciler.js';
 import { RequestLimiter } from './request-limiter.js';
 import { RetryBudget } from './retry-budget.js';
-import { StoreWriter, type RecordChange } from './store-writer.js';
+import { RecordKeeper } from './record-keeper.js';
+import type { RecordChange } from './store-writer.js';
 import { StreamSession, type SessionHost, type StreamEnd } from './stream-session.js';
 import { askTask, askTaskRetrying, type TaskAsker } from './task-requests.js';
 import type { ConnectionState, TaskEvent } from './task-event.js';
@@ -45,7 +46,8 @@ export class TaskFollower {
   /** The follow's state: the only place it lives, and only {@link dispatch} replaces it. */
   private state: FollowState;
   private reconciler: Reconciler | undefined;
-  private writer: StoreWriter | undefined;
+  /** The task's record (once the agent named the task). */
+  private records: RecordKeeper | undefined;
   /** The open stream, if any (the send's or a subscription's). */
   private session: StreamSession | undefined;
   private pending: PendingSend | undefined;
@@ -59,7 +61,6 @@ export class TaskFollower {
   private readonly over = deferred<void>();
   /** The stream that just ended (its progress decides whether it was futile). */
   private ended: StreamSession | undefined;
-  private persisted: RecordChange = {};
   private running = false;
   /** Push mode: the task's webhook config and the wait for its pushes. */
   private push: PushRunner | undefined;
@@ -72,7 +73,9 @@ export class TaskFollower {
   /** Tabs (a coordinator): this follow's link to the other tabs of the task (it drives, or mirrors a driver). */
   private tabs: TabLink | undefined;
   /** Resolves once the task's record is stored (G1). */
-  stored: Promise<void> = Promise.resolve();
+  get stored(): Promise<void> {
+    return this.records?.stored ?? Promise.resolve();
+  }
 
   constructor(
     private readonly context: FollowContext,
@@ -88,7 +91,7 @@ export class TaskFollower {
     this.state = initialState(scheduler.now(), resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming });
     if (resume) {
       this.reconciler = new Reconciler(resume.taskId, resume.contextId);
-      this.writer = new StoreWriter(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
+      this.records = RecordKeeper.resume(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
       this.oldPushConfigId = resume.pushConfigId;
     }
   }
@@ -354,7 +357,7 @@ export class TaskFollower {
 
   /** Resolves when pending store writes are done. */
   flush(): Promise<void> {
-    return this.writer?.flush() ?? Promise.resolve();
+    return this.records?.flush() ?? Promise.resolve();
   }
 
   private interrupt(outcome: Outcome): void {
@@ -563,15 +566,7 @@ export class TaskFollower {
   }
 
   private persist(change: RecordChange): void {
-    const writer = this.writer;
-    if (!writer) return;
-    let changed = false;
-    for (const [key, value] of Object.entries(change) as [keyof RecordChange, unknown][]) {
-      if (this.persisted[key] !== value) changed = true;
-    }
-    if (!changed) return;
-    Object.assign(this.persisted, change);
-    writer.update(change);
+    this.records?.persist(change);
   }
 
   /** The agent named the task: the handle can follow it, and its record is stored (G1). */
@@ -580,25 +575,10 @@ export class TaskFollower {
     this.reconciler = new Reconciler(taskId, contextId);
     // Several processes share the store: the lease comes before the first write, so no other process can
     // find the task's record (and take the task) before this one holds it.
-    this.writer = new StoreWriter(this.context.store, taskId, {
-      scheduler: this.context.scheduler,
-      onFailure: (error) => this.storeFailed(error),
-      fence: () => this.fence,
-      before: this.leaseFirst(taskId),
-    });
-    this.persisted = { state: 'submitted', contextId, delivery: mode };
-    const principal = this.context.principal;
-    this.stored = this.writer.put({
-      schemaVersion: TASK_RECORD_VERSION,
-      taskId,
-      contextId,
-      agentUrl: this.context.client.agent.url,
-      state: 'submitted',
-      createdAt: now,
-      updatedAt: now,
-      delivery: mode,
-      ...(principal === undefined ? {} : { principal }),
-    });
+    const { store, client, principal, scheduler } = this.context;
+    const record = { taskId, contextId, agentUrl: client.agent.url, delivery: mode, principal, now };
+    const before = this.leaseFirst(taskId);
+    this.records = RecordKeeper.create(store, record, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence, before });
     if (mode === 'push' && this.push) {
       this.push.listen(taskId);
       this.persist({ pushConfigId: this.push.config.id });
