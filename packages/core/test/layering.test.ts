@@ -10,7 +10,7 @@ const PACKAGES = join(import.meta.dirname, '..', '..');
  * No source file is longer than this. Lowered as the engine and the orchestrator are split into
  * small modules (issue 17: the target is 600).
  */
-const LINE_CEILING = 940;
+const LINE_CEILING = 841;
 
 /** The folders of `src` each file of `folder` imports from (its own folder as '.'). */
 function importedFolders(folder: string): Map<string, string[]> {

@@ -787,21 +787,38 @@ export class TaskFollower {
     return { type: 'waited' };
   }
 
+  /**
+   * One GetTask whose snapshot is applied (`recovered`: content a gap may have hidden), as a step's
+   * outcome: `then` when it answered; a transient failure is `request-failed` (or `then`, when `patient`);
+   * a lost task is fatal (or `then`, when `lostIsEnd`).
+   */
+  private async look(signal: AbortSignal, then: Outcome, options: { recovered: boolean; patient?: boolean; lostIsEnd?: boolean }): Promise<Outcome> {
+    const asked = await askTask(this.asker(), signal);
+    switch (asked.kind) {
+      case 'stopped':
+        return INTERRUPTED;
+      case 'task':
+        this.absorbSnapshot(asked.task, options.recovered);
+        return then;
+      case 'transient':
+        return options.patient ? then : { type: 'request-failed', error: asked.error };
+      case 'lost':
+        return options.lostIsEnd ? then : { type: 'fatal', error: asked.error };
+      default:
+        return { type: 'fatal', error: asked.error };
+    }
+  }
+
   private async pollStep(delayMs: number, signal: AbortSignal): Promise<Outcome> {
     const push = this.state.mode === 'push' ? this.push : undefined;
     if (push) {
       // Waiting for the agent's pushes: a push wakes the wait at once; the safety poll catches a lost one.
       if (!(await push.wait(delayMs, signal))) return INTERRUPTED;
     } else if ((delayMs > 0 || this.context.network?.online() === false) && !(await pause(this.context, delayMs, signal))) return INTERRUPTED;
-    const asked = await askTask(this.asker(), signal);
-    if (asked.kind === 'stopped') return INTERRUPTED;
-    if (asked.kind === 'transient') return { type: 'request-failed', error: asked.error };
-    if (asked.kind !== 'task') return { type: 'fatal', error: asked.error };
-    const task = asked.task;
     const before = this.state.moves;
-    this.absorbSnapshot(task, false);
-    this.dispatch({ type: 'polled', moved: this.state.moves !== before, pushDelayMs: push?.nextDelayMs() });
-    return { type: 'polled' };
+    const outcome = await this.look(signal, { type: 'polled' }, { recovered: false });
+    if (outcome.type === 'polled') this.dispatch({ type: 'polled', moved: this.state.moves !== before, pushDelayMs: push?.nextDelayMs() });
+    return outcome;
   }
 
   private async inputStep(signal: AbortSignal): Promise<Outcome> {
@@ -814,28 +831,11 @@ export class TaskFollower {
       return INTERRUPTED;
     }
     if (!(await sleep(this.context.scheduler, look, signal))) return INTERRUPTED;
-    const asked = await askTask(this.asker(), signal);
-    if (asked.kind === 'stopped') return INTERRUPTED;
-    if (asked.kind === 'task') this.absorbSnapshot(asked.task, false);
-    else if (asked.kind !== 'transient') return { type: 'fatal', error: asked.error };
-    return { type: 'waited' };
+    return this.look(signal, { type: 'waited' }, { recovered: false, patient: true });
   }
 
-  private async finalCheckStep(signal: AbortSignal): Promise<Outcome> {
-    const asked = await askTask(this.asker(), signal);
-    switch (asked.kind) {
-      case 'stopped':
-        return INTERRUPTED;
-      case 'lost':
-        // The agent forgot the finished task: what was delivered is all there is.
-        return { type: 'checked' };
-      case 'transient':
-        return { type: 'request-failed', error: asked.error };
-      case 'failed':
-        return { type: 'fatal', error: asked.error };
-      default:
-        this.absorbSnapshot(asked.task, true);
-        return { type: 'checked' };
-    }
+  /** The agent forgot the finished task: what was delivered is all there is. */
+  private finalCheckStep(signal: AbortSignal): Promise<Outcome> {
+    return this.look(signal, { type: 'checked' }, { recovered: true, lostIsEnd: true });
   }
 }
