@@ -89,6 +89,17 @@ export interface FollowContext {
   newId: () => string;
 }
 
+/** What re-arming a resumed push-mode task needs (its old config id: removed once a new one is registered). */
+export interface RearmArgs {
+  client: EngineClient;
+  delivery: PushDelivery | undefined;
+  scheduler: Scheduler;
+  newId: () => string;
+  taskId: string;
+  oldConfigId: string | undefined;
+  signal: AbortSignal;
+}
+
 /** One task's push delivery as the engine drives it (`push-waiter.ts`'s `PushWaiter`). */
 export interface PushRunner {
   /** The task's webhook config (its token is never stored). */
@@ -122,15 +133,7 @@ export interface EngineParts {
     | {
         runner(delivery: PushDelivery, scheduler: Scheduler, newId: () => string): PushRunner;
         /** A resumed task's new webhook config (the old token was never stored); `undefined`: poll instead. */
-        rearm(
-          client: EngineClient,
-          delivery: PushDelivery | undefined,
-          scheduler: Scheduler,
-          newId: () => string,
-          taskId: string,
-          oldConfigId: string | undefined,
-          signal: AbortSignal,
-        ): Promise<PushRunner | undefined>;
+        rearm(args: RearmArgs): Promise<PushRunner | undefined>;
       }
     | undefined;
   /** Keeps a task's lease (renewals, the local deadline) while the task is driven; `lost` is called once if it is lost. */

@@ -145,7 +145,7 @@ export class TaskFollower {
   private async rearmPush(): Promise<void> {
     const { client, push, scheduler, newId, parts } = this.context;
     const taskId = (this.reconciler as Reconciler).taskId;
-    this.push = await parts.push?.rearm(client, push, scheduler, newId, taskId, this.oldPushConfigId, this.stopper.signal);
+    this.push = await parts.push?.rearm({ client, delivery: push, scheduler, newId, taskId, oldConfigId: this.oldPushConfigId, signal: this.stopper.signal });
     if (this.push) this.persist({ pushConfigId: this.push.config.id });
     else this.dispatch({ type: 'delivery', mode: 'poll' });
   }

@@ -1,7 +1,7 @@
 import { DEFAULTS } from '../defaults.js';
 import type { PushNotificationConfig } from '../model/types.js';
 import type { Scheduler } from '../util/scheduler.js';
-import type { EngineClient, PushDelivery, PushRunner } from './follow-context.js';
+import type { PushDelivery, PushRunner, RearmArgs } from './follow-context.js';
 
 /**
  * One task's push delivery: its own webhook config (an id, and a token nobody else knows — never
@@ -86,15 +86,8 @@ export class PushWaiter implements PushRunner {
  * (and the old one, `oldConfigId`, removed — best effort). `undefined` when the client has no push
  * receiver, the card says the agent cannot push, or the agent refuses: the task is then polled.
  */
-export async function rearmPush(
-  client: EngineClient,
-  delivery: PushDelivery | undefined,
-  scheduler: Scheduler,
-  newId: () => string,
-  taskId: string,
-  oldConfigId: string | undefined,
-  signal: AbortSignal,
-): Promise<PushWaiter | undefined> {
+export async function rearmPush(args: RearmArgs): Promise<PushWaiter | undefined> {
+  const { client, delivery, scheduler, newId, taskId, oldConfigId, signal } = args;
   if (!delivery || !client.agent.push) return undefined;
   const waiter = new PushWaiter(delivery, scheduler, newId);
   try {
