@@ -44,6 +44,12 @@ const MUTANTS = [
     to: '  s = { ...s, moves: s.moves + 1, futileStreams: 0, quietSince: env.now };',
   },
   {
+    name: "a probe of a subscription's opening outlives it (asks on forever)",
+    file: task('stream-session.ts'),
+    from: '      probing.abort();\n      idle.stop();',
+    to: '      idle.stop();',
+  },
+  {
     name: 'the idle timer not re-armed for the rest of the silence',
     file: task('idle-probe.ts'),
     from: 'if (remaining > 0) this.arm(remaining);\n    else this.onSilence();',

@@ -251,6 +251,33 @@ describe('done() after the last record write', () => {
   });
 });
 
+describe('a probe still asking when the subscription it watched opens', () => {
+  it('is dropped with the opening: no probe runs on after the follow ended', async () => {
+    agent.handlers['SendStreamingMessage'] = (_rpc, res) => agent.sse(res, [taskFrame(task('WORKING', 1, { chunks: ['c1'] }))], true);
+    // The subscription's headers come only when the test says; the probe's GetTask is answered late.
+    let subscription: ServerResponse | undefined;
+    agent.handlers['SubscribeToTask'] = (_rpc, res) => {
+      subscription = res;
+    };
+    const held: (() => void)[] = [];
+    agent.handlers['GetTask'] = (rpc, res) => held.push(() => rpcResult(res, rpc, task('COMPLETED', 3, { chunks: ['c1', 'c2'] })));
+    const client = await agent.client({ resilience: { idleProbeMs: 5_000 } });
+    const handle = await client.start('go');
+    for (let i = 0; i < 40 && held.length === 0; i++) await agent.clock.advance(100, 2);
+    expect(agent.count('SubscribeToTask')).toBe(1);
+    expect(held).toHaveLength(1); // the early probe of the silent opening is out
+    // The subscription opens and ends the task; then the probe's answer arrives.
+    agent.sse(subscription as ServerResponse, [taskFrame(task('COMPLETED', 3, { chunks: ['c1', 'c2'] }))], true);
+    const final = await within(agent.clock, handle.done());
+    expect(final.status.state).toBe('completed');
+    for (const answer of held.splice(0)) answer();
+    agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task('COMPLETED', 3, { chunks: ['c1', 'c2'] }));
+    const asked = agent.count('GetTask');
+    for (let i = 0; i < 20; i++) await agent.clock.advance(5_000, 2);
+    expect(agent.count('GetTask')).toBe(asked);
+  });
+});
+
 describe('a subscription that stays silent after it opened (v1.0 promises a snapshot first)', () => {
   /** The send's stream ends early; every subscription answers headers and then nothing. */
   function silentSubscriptions(): ServerResponse[] {

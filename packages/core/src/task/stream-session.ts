@@ -98,11 +98,14 @@ export class StreamSession {
     const opening = new AbortController();
     const stop = (): void => opening.abort();
     signal.addEventListener('abort', stop, { once: true });
+    // The opening's probes end with the opening (a late answer must not re-arm them: they would ask on
+    // for as long as the process lives); `opening` itself goes on carrying the opened stream.
+    const probing = new AbortController();
     let found: StreamEnd | undefined;
     const probe = (): void =>
-      void probeOnce(host, opening.signal, undefined).then(
+      void probeOnce(host, probing.signal, undefined).then(
         (end) => {
-          if (opening.signal.aborted) return;
+          if (probing.signal.aborted) return;
           if (end) {
             found = end;
             stop();
@@ -132,6 +135,7 @@ export class StreamSession {
       if (streamMendable(error)) return { type: 'failed', error };
       return { type: 'fatal', error: asTetherError(error, taskId) };
     } finally {
+      probing.abort();
       idle.stop();
       if (early !== undefined) scheduler.clearTimeout(early);
       signal.removeEventListener('abort', stop);
