@@ -36,12 +36,11 @@ const NO_OPTIONS = {};
 const INTERRUPTED: Outcome = { type: 'waited' };
 
 /**
- * The follow's loop, one per task: the single owner of every stream and request of that task — the
- * creating send's stream, a reply's stream, each resubscription and each poll. It runs the current
- * phase's step (a runner: the stream session, the sender, one GetTask), applies what the runner returned
- * to the reconciler, hands the reducer (`follow-state.ts`) the input and runs the effects it returns.
- * Progress (the task moved) resets the retry budget; nothing else does, except a healthy answer (a poll,
- * a probe in step). Every request it makes on its own passes the request-rate ceiling.
+ * The follow's loop, one per task: the single owner of every stream and request of that task. It runs
+ * the current phase's step (a runner: the stream session, the sender, one GetTask), applies what the
+ * runner returned to the reconciler, hands the reducer (`follow-state.ts`) the input and runs the effects
+ * it returns. Progress (the task moved) resets the retry budget; nothing else does, except a healthy
+ * answer (a poll, a probe in step). Every request it makes on its own passes the request-rate ceiling.
  */
 export class TaskFollower {
   /** The follow's state: the only place it lives, and only {@link dispatch} replaces it. */
