@@ -35,6 +35,29 @@ describe('PartList', () => {
     expect(JSON.stringify(list.slice(250, 520))).toBe(JSON.stringify(original.slice(250, 520)));
   });
 
+  it('gives back parts exact on both sides of the joins, and in the tail not joined yet', () => {
+    // Past 1,024 plain parts or 128 Ki characters the decoder's strings are joined into one block.
+    const original = parts(5_000);
+    original.push({ kind: 'text', text: 'y'.repeat(140_000) }, { kind: 'text', text: '\u0000after a long one' }, { kind: 'text', text: 'last' });
+    const list = new PartList();
+    for (let i = 0; i < original.length; i++) {
+      list.push(original[i] as Part);
+      // The newest part, read while it may still be in the tail.
+      expect(list.hasKey(i, partKey(original[i] as Part)), `hasKey new ${i}`).toBe(true);
+      expect(JSON.stringify(list.at(i)), `new part ${i}`).toBe(JSON.stringify(original[i]));
+    }
+    for (let i = 0; i < original.length; i++) {
+      const key = partKey(original[i] as Part);
+      expect(JSON.stringify(list.at(i)), `part ${i}`).toBe(JSON.stringify(original[i]));
+      expect(list.key(i), `key ${i}`).toBe(key);
+      expect(list.hasKey(i, key), `hasKey ${i}`).toBe(true);
+      expect(list.hasKey(i, `${key}x`), `not hasKey ${i}`).toBe(false);
+      expect(list.hasKey(i, key.slice(0, -1)), `not hasKey (shorter) ${i}`).toBe(key.length === 0);
+    }
+    expect(JSON.stringify(list.slice())).toBe(JSON.stringify(original));
+    expect(list.startsWith(original.map(partKey))).toBe(true);
+  });
+
   it('keeps long runs of plain text exact (one block per run)', () => {
     const original: Part[] = Array.from({ length: 600 }, (_, i) => ({ kind: 'text', text: `run ${i} ${'x'.repeat(i % 5)}`, mediaType: 'text/plain' }));
     const list = PartList.from(original);

@@ -64,9 +64,10 @@ function statusSignature(status: TaskStatus): string | undefined {
 }
 
 /**
- * A copy of a string that does not keep its source alive. Strings JSON.parse and the SSE parser
- * return may be slices of the whole network chunk they came in (tens of kilobytes): an id kept in a
- * dedupe window would keep its chunk alive, and every chunk would outlive the young generation.
+ * A copy of a string that does not keep its source alive. The SSE parser's fields are slices of the
+ * whole network chunk they came in (tens of kilobytes): an event id kept in a dedupe window would
+ * keep its chunk alive, and every chunk would outlive the young generation. (JSON.parse returns
+ * strings of their own: message ids and status signatures need no copy.)
  */
 function detached(text: string): string {
   return ` ${text}`.slice(1);
@@ -84,7 +85,6 @@ class BoundedSet {
   }
   add(key: string): void {
     if (this.items.has(key)) return;
-    key = detached(key);
     this.items.add(key);
     if (this.ring.length < this.max) {
       this.ring.push(key);
@@ -218,7 +218,7 @@ export class Reconciler {
   applyEvent(event: StreamEvent, options: { recovered?: boolean; eventId?: string | undefined } = {}): TaskEvent[] {
     if (options.eventId !== undefined) {
       if (this.seenEventIds.has(options.eventId)) return [];
-      this.seenEventIds.add(options.eventId);
+      this.seenEventIds.add(detached(options.eventId));
     }
     switch (event.kind) {
       case 'task':
