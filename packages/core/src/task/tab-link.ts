@@ -6,6 +6,7 @@ import { isActiveRecord } from '../store/task-store.js';
 import type { TimerHandle } from '../util/scheduler.js';
 import { alignAppends, carried, carriedEvent, restored, restoredEvent, type CoordinationMessage, type TaskClaim } from './coordinator.js';
 import type { FollowContext } from './follow-context.js';
+import type { FollowCore } from './follow-core.js';
 import type { Reconciler } from './reconciler.js';
 import type { ConnectionState, TaskEvent } from './task-event.js';
 
@@ -34,6 +35,49 @@ export interface LinkedFollow {
   settledWithin(ms: number): Promise<void>;
   /** Resolves when the follow's record writes so far landed. */
   flush(): Promise<void>;
+}
+
+/** What the loop does for a link; the rest {@link linkedFollow} reads from the follow's core. */
+export interface LinkHooks {
+  show(events: TaskEvent[]): void;
+  reply(message: Message): Promise<void>;
+  /** Ends the follow (the reducer already heard how). */
+  finish(): void;
+  /** Follows the task from here on (the reducer already heard of the takeover). */
+  resume(): void;
+  flush(): Promise<void>;
+}
+
+/** A follow as its tab link sees it: read from `core`, changed through its reducer and `hooks`. */
+export function linkedFollow(core: FollowCore, hooks: LinkHooks): LinkedFollow {
+  return {
+    get taskId() {
+      return core.taskId;
+    },
+    get view() {
+      return core.view;
+    },
+    get finished() {
+      return core.finished;
+    },
+    get connection() {
+      return core.state.connection;
+    },
+    mirrorConnection: (connection, show) => core.dispatch({ type: 'mirrored', connection, show }),
+    show: hooks.show,
+    finalTask: (task) => core.dispatch({ type: 'mirrored-final', task }),
+    end: (phase) => {
+      core.dispatch({ type: 'mirror-ended', phase });
+      hooks.finish();
+    },
+    reply: hooks.reply,
+    takeOver: (look) => {
+      core.dispatch({ type: 'took-over', look });
+      hooks.resume();
+    },
+    settledWithin: (ms) => core.settledWithin(ms),
+    flush: hooks.flush,
+  };
 }
 
 interface Relay {

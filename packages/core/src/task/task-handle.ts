@@ -92,7 +92,7 @@ export class TaskHandle {
       artifacts,
       incompleteArtifacts: artifacts.filter((a) => !r.artifactComplete(a.artifactId)).map((a) => a.artifactId),
       history: r.historySnapshot(),
-      connection: this.settled ? 'closed' : (this.follower?.connectionState ?? 'closed'),
+      connection: this.settled ? 'closed' : (this.follower?.state.connection ?? 'closed'),
     };
     if (r.statusMessage) view.statusMessage = r.statusMessage;
     if (r.timestamp) view.timestamp = r.timestamp;

@@ -1,0 +1,91 @@
+import { isTerminalState } from '../model/task-state.js';
+import type { Task } from '../model/types.js';
+import type { StreamItem } from '../transport/event-feed.js';
+import type { FollowCore } from './follow-core.js';
+import type { FollowEnv } from './follow-state.js';
+import type { Reconciler } from './reconciler.js';
+import type { StreamSession } from './stream-session.js';
+import type { TaskEvent } from './task-event.js';
+
+const NO_OPTIONS = {};
+
+// What the agent said, applied to the reconciler and handed to the reducer as one `applied` input.
+
+/** Tells the reducer what the reconciler applied (`live`: read from the open stream). */
+export function deliver(core: FollowCore, events: TaskEvent[], live: boolean, lastEventId?: string, final?: { task: Task | undefined }): void {
+  const r = core.view as Reconciler;
+  const conn = core.session;
+  if (conn && events.length > 0) conn.progressed = true;
+  core.dispatch({
+    type: 'applied',
+    events,
+    state: r.state,
+    live,
+    ...(conn ? { open: { subscription: conn.subscription } } : {}),
+    ...(lastEventId === undefined ? {} : { lastEventId }),
+    ...(final ? { final } : {}),
+  });
+}
+
+/** A GetTask or send answer's snapshot (`recovered`: content a gap may have hidden). */
+export function absorbSnapshot(core: FollowCore, task: Task, recovered: boolean): void {
+  const r = core.view as Reconciler;
+  const events = r.applySnapshot(task, { recovered });
+  const final = core.state.finalTask === undefined && isTerminalState(task.status.state) && isTerminalState(r.state) ? { task } : undefined;
+  deliver(core, events, false, undefined, final);
+}
+
+/** What one read of the open stream brought, applied in order. */
+export function applyBatch(core: FollowCore, conn: StreamSession, batch: StreamItem[]): void {
+  const r = core.view as Reconciler;
+  const events: TaskEvent[] = [];
+  const before = core.state.finalTask;
+  let finalTask = before;
+  let lastEventId: string | undefined;
+  for (const item of batch) {
+    if (item.id !== undefined) lastEventId = item.id;
+    const event = item.event;
+    const ended = isTerminalState(r.state);
+    // After the end, a snapshot that is not terminal is stale: it may not take content back.
+    if (ended && event.kind === 'task' && !isTerminalState(event.status.state)) continue;
+    const recovered = conn.subscription && event.kind === 'task';
+    const applied = r.applyEvent(event, recovered || item.id !== undefined ? { recovered, eventId: item.id } : NO_OPTIONS);
+    for (let i = 0; i < applied.length; i++) events.push(applied[i] as TaskEvent);
+    // Content after a terminal snapshot: that snapshot is no longer the whole result.
+    if (ended && applied.length > 0) finalTask = undefined;
+    if (event.kind === 'task' && isTerminalState(event.status.state) && isTerminalState(r.state)) finalTask ??= event;
+  }
+  deliver(core, events, true, lastEventId, finalTask === before ? undefined : { task: finalTask });
+}
+
+/**
+ * What the reducer reads of the world, made once per follow: the rest is read when the reducer asks;
+ * `now` is the clock's reading as the loop hands the reducer an input (one reading per input).
+ */
+export function reducerEnv(core: FollowCore): FollowEnv {
+  const { client, resilience, random, streamSlots } = core.context;
+  return {
+    now: 0,
+    resilience,
+    random,
+    get taskId() {
+      return core.taskId ?? '';
+    },
+    get canStream() {
+      return client.agent.streaming;
+    },
+    get streamOpen() {
+      return core.session !== undefined;
+    },
+    get slotFree() {
+      return streamSlots.free();
+    },
+    get pushArmed() {
+      return core.push !== undefined;
+    },
+    get identified() {
+      return core.view !== undefined;
+    },
+    fail: (retryAfterMs) => core.budget.fail(retryAfterMs),
+  };
+}
