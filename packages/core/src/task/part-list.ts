@@ -14,18 +14,19 @@ const OBJECT = 2;
 const BLOCK_CHARS = 1 << 17;
 const BLOCK_PARTS = 1 << 10;
 
-function grow<T extends Uint8Array | Int32Array>(array: T, make: (size: number) => T): T {
-  const next = make(Math.max(64, array.length * 2));
-  next.set(array);
-  return next;
-}
+/** The fields of a part in `meta`. */
+const FIELDS = 4;
+const KIND = 0;
+const WHERE = 1;
+const START = 2;
+const END = 3;
 
 /**
  * The parts of one artifact, as the app has them. A long chunked artifact is mostly small text parts;
  * held as one object and one string each, they would all survive the young generation and be copied
  * by the garbage collector twice — most of what following a fast stream costs. So plain text parts
  * (no metadata, no file name, media type absent or `text/plain`) keep only their text: the decoder's
- * string itself (no copy), until a few tens of kilobytes of them are joined into one block string
+ * string itself (no copy), until about 128 Ki characters of them are joined into one block string
  * (the small strings then die young); a part is a range of its block. Other parts are kept as
  * objects. Reading a part back gives an equal part (key order as the decoder writes it); keys are as
  * `partKey` gives.
@@ -38,13 +39,12 @@ export class PartList {
   private tailChars = 0;
   /** The first part that may be in the tail. */
   private tailFrom = 0;
-  /** Per part: its kind of storage. */
-  private kinds = new Uint8Array(0);
-  /** Per part: its block (plain), `-1 - i` for `tail[i]`, or the index in `objects`. */
-  private where = new Int32Array(0);
-  /** Per plain part: start and end in its block (in the tail: where the block will hold it). */
-  private starts = new Int32Array(0);
-  private ends = new Int32Array(0);
+  /**
+   * Four numbers per part, in one array (small lists stay on V8's heap: no buffer of their own): its
+   * kind of storage; its block (plain), `-1 - i` for `tail[i]`, or its index in `objects`; and, for
+   * plain text, its start and end in its block (in the tail: where the block will hold it).
+   */
+  private meta = new Int32Array(4 * FIELDS);
   private readonly objects: Part[] = [];
   private count = 0;
   /** Parts already rebuilt for a reader of the whole list (extended as parts arrive, on demand). */
@@ -61,13 +61,13 @@ export class PartList {
   }
 
   push(part: Part): void {
-    const i = this.count++;
-    if (i >= this.kinds.length) {
-      this.kinds = grow(this.kinds, (n) => new Uint8Array(n));
-      this.where = grow(this.where, (n) => new Int32Array(n));
-      this.starts = grow(this.starts, (n) => new Int32Array(n));
-      this.ends = grow(this.ends, (n) => new Int32Array(n));
+    const at = this.count++ * FIELDS;
+    if (at === this.meta.length) {
+      const meta = new Int32Array(at * 2);
+      meta.set(this.meta);
+      this.meta = meta;
     }
+    const meta = this.meta;
     if (
       part.kind === 'text' &&
       part.metadata === undefined &&
@@ -75,17 +75,17 @@ export class PartList {
       (part.mediaType === undefined || part.mediaType === 'text/plain')
     ) {
       const text = part.text;
-      this.kinds[i] = part.mediaType === undefined ? PLAIN : PLAIN_TEXT_PLAIN;
-      this.where[i] = -1 - this.tail.length;
-      this.starts[i] = this.tailChars;
+      meta[at + KIND] = part.mediaType === undefined ? PLAIN : PLAIN_TEXT_PLAIN;
+      meta[at + WHERE] = -1 - this.tail.length;
+      meta[at + START] = this.tailChars;
       this.tailChars += text.length;
-      this.ends[i] = this.tailChars;
+      meta[at + END] = this.tailChars;
       this.tail.push(text);
       if (this.tailChars >= BLOCK_CHARS || this.tail.length >= BLOCK_PARTS) this.compact();
       return;
     }
-    this.kinds[i] = OBJECT;
-    this.where[i] = this.objects.length;
+    meta[at + KIND] = OBJECT;
+    meta[at + WHERE] = this.objects.length;
     this.objects.push(part);
   }
 
@@ -93,22 +93,24 @@ export class PartList {
   private compact(): void {
     const block = this.blocks.length;
     this.blocks.push(this.tail.join(''));
-    for (let i = this.tailFrom; i < this.count; i++) if (this.kinds[i] !== OBJECT) this.where[i] = block;
+    const meta = this.meta;
+    for (let at = this.tailFrom * FIELDS; at < this.count * FIELDS; at += FIELDS) if (meta[at + KIND] !== OBJECT) meta[at + WHERE] = block;
     this.tail = [];
     this.tailChars = 0;
     this.tailFrom = this.count;
   }
 
   private text(index: number): string {
-    const where = this.where[index] as number;
+    const at = index * FIELDS;
+    const where = this.meta[at + WHERE] as number;
     if (where < 0) return this.tail[-1 - where] as string;
-    return (this.blocks[where] as string).slice(this.starts[index], this.ends[index]);
+    return (this.blocks[where] as string).slice(this.meta[at + START], this.meta[at + END]);
   }
 
   /** Part `index` (0 ≤ index < length). */
   at(index: number): Part {
-    const kind = this.kinds[index];
-    if (kind === OBJECT) return this.objects[this.where[index] as number] as Part;
+    const kind = this.meta[index * FIELDS + KIND];
+    if (kind === OBJECT) return this.objects[this.meta[index * FIELDS + WHERE] as number] as Part;
     const part: TextPart = { kind: 'text', text: this.text(index) };
     if (kind === PLAIN_TEXT_PLAIN) part.mediaType = 'text/plain';
     return part;
@@ -116,17 +118,19 @@ export class PartList {
 
   /** The key of part `index` (see `partKey`). */
   key(index: number): string {
-    if (this.kinds[index] === OBJECT) return partKey(this.at(index));
+    if (this.meta[index * FIELDS + KIND] === OBJECT) return partKey(this.at(index));
     const text = this.text(index);
     return text.charCodeAt(0) === 0 ? partKey(this.at(index)) : text;
   }
 
   /** Whether part `index` has this key (see `partKey`), compared in place: no string is built. */
   hasKey(index: number, key: string): boolean {
-    if (this.kinds[index] === OBJECT) return partKey(this.objects[this.where[index] as number] as Part) === key;
-    const where = this.where[index] as number;
-    const start = this.starts[index] as number;
-    const length = (this.ends[index] as number) - start;
+    const at = index * FIELDS;
+    const meta = this.meta;
+    const where = meta[at + WHERE] as number;
+    if (meta[at + KIND] === OBJECT) return partKey(this.objects[where] as Part) === key;
+    const start = meta[at + START] as number;
+    const length = (meta[at + END] as number) - start;
     if (where < 0) {
       const text = this.tail[-1 - where] as string;
       return text.charCodeAt(0) === 0 ? this.key(index) === key : text === key;
