@@ -50,6 +50,12 @@ const MUTANTS = [
     to: '      idle.stop();',
   },
   {
+    name: 'a subscription that opened as its step was stopped is kept open (its slot leaks)',
+    file: task('stream-session.ts'),
+    from: "    if (signal.aborted) {\n      feed.close();\n      return { type: 'stopped' };\n    }\n",
+    to: '',
+  },
+  {
     name: 'the idle timer not re-armed for the rest of the silence',
     file: task('idle-probe.ts'),
     from: 'if (remaining > 0) this.arm(remaining);\n    else this.onSilence();',
@@ -76,8 +82,8 @@ const MUTANTS = [
   {
     name: 'dedupe windows that never evict',
     file: task('reconciler.ts'),
-    from: '    if (this.ring.length < this.max) {',
-    to: '    if (true) {',
+    from: '    if (items.size > this.max) items.delete(items.values().next().value as string);',
+    to: '',
   },
   {
     name: 'a divergent artifact of equal length not seen as behind',

@@ -146,6 +146,11 @@ export class StreamSession {
       feed.close();
       return found;
     }
+    // The step was stopped (a reply, a detach) as the stream opened: nobody will read it.
+    if (signal.aborted) {
+      feed.close();
+      return { type: 'stopped' };
+    }
     const session = new StreamSession(host, feed, true, lastEventId !== undefined, due);
     // Agents whose subscriptions start without a snapshot: ask for one now, in parallel. It belongs to
     // this session (not to a step): when the session ends, so does the catch-up, and a late answer can
