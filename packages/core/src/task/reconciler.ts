@@ -60,7 +60,8 @@ function contentSize(message: Message): number {
 function statusSignature(status: TaskStatus): string | undefined {
   const message = status.message;
   if (message === undefined && status.timestamp === undefined) return undefined;
-  return `${status.state}\u0000${message ? `${message.messageId}\u0000${contentSize(message)}` : ''}\u0000${status.timestamp ?? ''}`;
+  // Joined, not a template: one flat string (a template's pieces stay a tree of five strings while the window keeps it).
+  return [status.state, message ? `${message.messageId}\u0000${contentSize(message)}` : '', status.timestamp ?? ''].join('\u0000');
 }
 
 /**
@@ -73,24 +74,25 @@ function detached(text: string): string {
   return ` ${text}`.slice(1);
 }
 
-/** A bounded set: once full, each new entry pushes the oldest out (G8). */
+/** A bounded set: once full, each new entry pushes the oldest out (G8). Its set is made at the first entry (a window may never be used). */
 class BoundedSet {
-  private readonly items = new Set<string>();
+  private items: Set<string> | undefined;
   /** Entries in insertion order, as a ring. */
   private readonly ring: string[] = [];
   private next = 0;
   constructor(private readonly max: number) {}
   has(key: string): boolean {
-    return this.items.has(key);
+    return this.items?.has(key) ?? false;
   }
   add(key: string): void {
-    if (this.items.has(key)) return;
-    this.items.add(key);
+    const items = (this.items ??= new Set());
+    if (items.has(key)) return;
+    items.add(key);
     if (this.ring.length < this.max) {
       this.ring.push(key);
       return;
     }
-    this.items.delete(this.ring[this.next] as string);
+    items.delete(this.ring[this.next] as string);
     this.ring[this.next] = key;
     this.next = (this.next + 1) % this.max;
   }
