@@ -1,4 +1,4 @@
-import type { Part, TextPart } from '../model/types.js';
+import type { Part } from '../model/types.js';
 import { partKey } from './part-key.js';
 
 /** How a part is held: plain text without a media type, plain `text/plain`, or as the object itself. */
@@ -111,9 +111,9 @@ export class PartList {
   at(index: number): Part {
     const kind = this.meta[index * FIELDS + KIND];
     if (kind === OBJECT) return this.objects[this.meta[index * FIELDS + WHERE] as number] as Part;
-    const part: TextPart = { kind: 'text', text: this.text(index) };
-    if (kind === PLAIN_TEXT_PLAIN) part.mediaType = 'text/plain';
-    return part;
+    const text = this.text(index);
+    // Whole literals (key order as the decoder writes it): no shape change after creation.
+    return kind === PLAIN_TEXT_PLAIN ? { kind: 'text', text, mediaType: 'text/plain' } : { kind: 'text', text };
   }
 
   /** The key of part `index` (see `partKey`). */
