@@ -18,4 +18,8 @@ export interface ShapeTotal {
 }
 export const INITIAL_BUDGET_BYTES: number;
 export const INITIAL_TARGET_BYTES: number;
-export function measureInitialLoad(): Promise<{ initial: ShapeTotal; v1JsonRpcAfterCard: ShapeTotal; all: ShapeTotal }>;
+/**
+ * `initial`: the app's entry and its static imports. `duringCardRequest`: what connect() imports while the card
+ * request is out (the task engine, the card reader). `v1JsonRpcAfterCard`: what a v1.0 JSON-RPC card adds after that.
+ */
+export function measureInitialLoad(): Promise<{ initial: ShapeTotal; duringCardRequest: ShapeTotal; v1JsonRpcAfterCard: ShapeTotal; all: ShapeTotal }>;

@@ -9,11 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INITIAL_BUDGET_BYTES, measureInitialLoad } from '../../../scripts/bundle-shape.mjs';
 import { BROWSER_DIST, chromiumAvailable, launchChromium } from './helpers/chromium.js';
 
-// A web app loads the binding and the protocol version's writers its agent's card names, after
-// connect() read the card, and nothing of the others. These read the BUILT packages (run `pnpm build`).
+// A web app's first request (the card) goes out before the task engine and the card reader are loaded:
+// connect() imports both while that request is out (D26). Once it has read the card it loads the binding
+// and the protocol version's writers the card names, and nothing of the others (D23). These read the
+// BUILT packages (run `pnpm build`).
 
-/** Core's modules loaded per binding and per version, as the built files are named. */
+/** Core's modules loaded by `import()`, as the built files are named: the two connect() starts with, then per binding and per version. */
 const MODULES = {
+  engine: /core\/dist\/engine-[^/]+\.js$/,
+  reader: /core\/dist\/normalize-card-[^/]+\.js$/,
   jsonrpc: /core\/dist\/jsonrpc-transport-[^/]+\.js$/,
   rest: /core\/dist\/rest-transport-[^/]+\.js$/,
   v1: /core\/dist\/encode-v1-[^/]+\.js$/,
@@ -26,7 +30,7 @@ function modulesIn(inputs: readonly string[]): Module[] {
 }
 
 describe('the initial load of a web app (code splitting)', () => {
-  it('holds no binding and no version writers: each is a chunk of its own, loaded by import()', async () => {
+  it('holds no task engine, no card reader, no binding and no version writers: each is a chunk of its own, loaded by import()', async () => {
     const { initial, all } = await measureInitialLoad();
     expect(modulesIn(initial.chunks.flatMap((c) => c.inputs))).toEqual([]);
     const lazy = all.chunks.filter((c) => !initial.chunks.includes(c));
@@ -44,6 +48,10 @@ describe('the initial load of a web app (code splitting)', () => {
 const PAGE_SCRIPT = `
 import { connect } from '${BROWSER_DIST}';
 window.tether = {
+  async connect(url, prefs) {
+    const client = await connect(url, { ...prefs, cardCache: false });
+    return client.interface;
+  },
   async run(url, prefs) {
     const client = await connect(url, { ...prefs, cardCache: false });
     const handle = await client.start('stream updates=1 chunks=2 delayMs=5');
@@ -118,10 +126,10 @@ describe.skipIf(!available)('a web app in real Chromium loads only what the card
   });
 
   it.each([
-    ['JSONRPC', '1.0', ['jsonrpc', 'v1']],
-    ['HTTP+JSON', '1.0', ['rest', 'v1']],
-    ['JSONRPC', '0.3', ['jsonrpc', 'v03']],
-    ['HTTP+JSON', '0.3', ['rest', 'v03']],
+    ['JSONRPC', '1.0', ['engine', 'reader', 'jsonrpc', 'v1']],
+    ['HTTP+JSON', '1.0', ['engine', 'reader', 'rest', 'v1']],
+    ['JSONRPC', '0.3', ['engine', 'reader', 'jsonrpc', 'v03']],
+    ['HTTP+JSON', '0.3', ['engine', 'reader', 'rest', 'v03']],
   ] as const)('%s v%s: a task runs to its end with only %j loaded', async (binding, version, expected) => {
     // A fresh context: nothing cached, no module loaded by an earlier case.
     const context = await browser.newContext();
@@ -138,6 +146,24 @@ describe.skipIf(!available)('a web app in real Chromium loads only what the card
       );
       expect(result).toMatchObject({ iface: { binding, protocolVersion: version }, state: 'completed' });
       expect(site.loaded()).toEqual(expected);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('connect() alone loads the task engine: its import starts with the card request, not at the first start()', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      site.reset();
+      await page.goto(`${site.origin}/`);
+      await page.waitForFunction(() => 'tether' in window);
+      const iface = await page.evaluate(
+        (url) => (window as unknown as { tether: { connect: (u: string, p: object) => Promise<unknown> } }).tether.connect(url, { preferredBindings: ['JSONRPC'], protocolVersions: ['1.0'] }),
+        agent.url,
+      );
+      expect(iface).toMatchObject({ binding: 'JSONRPC' });
+      expect(site.loaded()).toEqual(['engine', 'reader', 'jsonrpc', 'v1']);
     } finally {
       await context.close();
     }

@@ -1,6 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
 import type { AgentCard } from './card-types.js';
-import { normalizeCard } from './normalize-card.js';
+import { cardReader } from './load-card-reader.js';
 
 /** What a {@link CardVerifier} is told besides the card. */
 export interface CardVerifierContext {
@@ -37,5 +37,5 @@ export async function verifiedCard(verify: CardVerifier, card: AgentCard, contex
       cause: error,
     });
   }
-  return normalizeCard(checked, context.url);
+  return (await cardReader.get()).normalizeCard(checked, context.url);
 }

@@ -5,7 +5,7 @@ import { readText, snippet } from '../http/read-body.js';
 import type { CardCache } from './card-cache.js';
 import { freshnessMs } from './card-cache.js';
 import type { AgentCard } from './card-types.js';
-import { normalizeCard } from './normalize-card.js';
+import { cardReader } from './load-card-reader.js';
 
 /** Options of {@link resolveCard}. */
 export interface ResolveCardOptions {
@@ -72,7 +72,7 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
     const cached = options.cache ? await options.cache.get(key) : undefined;
     const now = options.now();
     if (cached && !options.forceRevalidate && cached.freshUntil > now) {
-      return { card: normalizeCard(cached.body, cached.url), url: cached.url, fromCache: true };
+      return { card: (await cardReader.get()).normalizeCard(cached.body, cached.url), url: cached.url, fromCache: true };
     }
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (options.versionHeader) headers['A2A-Version'] = options.versionHeader;
@@ -106,7 +106,7 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
         await response.body?.cancel().catch(() => undefined);
         const fresh = freshnessMs(response.headers, now, options.defaultTtlMs);
         if (options.cache) await options.cache.set(key, { ...cached, freshUntil: now + fresh.ttlMs });
-        return { card: normalizeCard(cached.body, cached.url), url: cached.url, fromCache: true };
+        return { card: (await cardReader.get()).normalizeCard(cached.body, cached.url), url: cached.url, fromCache: true };
       }
       const text = await readText(response, options.maxBytes, context);
       const type = response.headers.get('content-type') ?? '';
@@ -121,7 +121,7 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
           { ...context, bodySnippet: snippet(quoted, 512), cause: error },
         );
       }
-      const card = normalizeCard(body, response.url || url);
+      const card = (await cardReader.get()).normalizeCard(body, response.url || url);
       const fresh = freshnessMs(response.headers, now, options.defaultTtlMs);
       if (options.cache && fresh.store) {
         await options.cache.set(key, {

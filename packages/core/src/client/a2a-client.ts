@@ -1,11 +1,10 @@
 import type { AgentCard, SelectedInterface } from '../card/card-types.js';
 import { verifiedCard, type CardVerifier } from '../card/card-verifier.js';
-import { normalizeCard } from '../card/normalize-card.js';
+import { cardReader } from '../card/load-card-reader.js';
 import { A2AError, VersionNotSupportedError } from '../errors/a2a-errors.js';
-import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { Message, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
+import type { PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
 import type { SendParams } from '../protocol/encoder.js';
 import type { EventFeed } from '../transport/event-feed.js';
 import { EventStream } from '../transport/event-stream.js';
@@ -24,12 +23,12 @@ import type { TransportContext } from '../transport/transport-context.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
-import { listRecords, type TasksFilter } from '../task/records.js';
-import { StreamSlots } from '../task/stream-slots.js';
-import type { AgentFacts, EngineClient, FollowContext, PushDelivery } from '../task/follow-context.js';
+import type { TasksFilter } from '../task/records.js';
+import type { FollowContext, PushDelivery } from '../task/follow-context.js';
 import type { EngineParts } from '../task/follow-context.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
-import { resumeTask, startTask, type ResumeOptions, type StartOptions } from '../task/start-task.js';
+import { taskEngine, type Engine } from '../task/load-engine.js';
+import type { ResumeOptions, StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { Scheduler } from '../util/scheduler.js';
 import { retryUnary } from './retry-unary.js';
@@ -298,64 +297,25 @@ export class A2AClient {
     return this.runIdempotent('DeleteTaskPushNotificationConfig', options, (t) => t.deletePushConfig(taskId, configId, options));
   }
 
-  private get engine(): FollowContext {
-    this.engineContext ??= {
-      client: this.engineClient(),
-      store: this.init.store,
-      principal: this.init.principal,
-      retentionMs: this.init.retentionMs,
-      push: this.init.push,
-      parts: this.init.parts,
-      owner: this.init.leaseOwner,
-      following: new Map(),
-      streamSlots: new StreamSlots(this.init.maxStreams),
-      coordinator: this.init.coordinator,
-      network: this.init.network,
-      scheduler: this.init.scheduler,
-      random: this.init.random,
-      resilience: this.init.resilience,
-      newId: this.init.newId,
-    };
-    return this.engineContext;
+  /**
+   * Runs `use` on the task engine: at once when its code is loaded (`connect()` started loading it), else
+   * once it is — or rejects with the `NETWORK` error of a load that failed (the next call tries again).
+   */
+  private withEngine<T>(use: (engine: Engine) => Promise<T>): Promise<T> {
+    const engine = taskEngine.now;
+    return engine ? use(engine) : taskEngine.get().then(use);
   }
 
-  /**
-   * The operations the task engine uses: straight to the transport, without the retries of the
-   * public methods — the engine's budget, scheduler and request ceiling decide every retry (D2).
-   */
-  private engineClient(): EngineClient {
-    const facts = (): AgentFacts => {
-      const version = this.interface.protocolVersion;
-      return {
-        // What task records keep: credential-like query values (a key put in the URL) redacted.
-        url: redact(this.cardUrl),
-        streaming: this.card.capabilities.streaming === true,
-        listTasks: version === '1.0',
-        subscribeSnapshot: version === '1.0',
-        push: this.card.capabilities.pushNotifications === true,
-      };
-    };
-    const params = (message: Message, options: SendOptions): SendParams => {
-      const out: SendParams = { message, blocking: !(options.returnImmediately ?? false) };
-      if (options.acceptedOutputModes !== undefined) out.acceptedOutputModes = options.acceptedOutputModes;
-      if (options.historyLength !== undefined) out.historyLength = options.historyLength;
-      if (options.pushNotification !== undefined) out.pushNotification = options.pushNotification;
-      if (options.metadata !== undefined) out.metadata = options.metadata;
-      return out;
-    };
-    return {
-      get agent() {
-        return facts();
+  /** What every task of this client shares: built by the engine, once, when its code is here. */
+  private followContext(engine: Engine): FollowContext {
+    this.engineContext ??= engine.followContext(
+      {
+        run: (call) => this.run(call),
+        agent: () => ({ card: this.card, cardUrl: this.cardUrl, protocolVersion: this.interface.protocolVersion }),
       },
-      sendMessage: (message, options) => this.run((t) => t.sendMessage(params(message, options), options)),
-      openStream: (message, options, signal) => this.run((t) => t.openStream(params(message, options), options, signal)),
-      openSubscription: (taskId, lastEventId, signal) => this.run((t) => t.openSubscription(taskId, { lastEventId }, signal)),
-      getTask: (taskId, options) => this.run((t) => t.getTask(taskId, options.historyLength, options)),
-      listTasks: (query, options) => this.run((t) => t.listTasks(query, options)),
-      cancelTask: (taskId, options) => this.run((t) => t.cancelTask(taskId, options.metadata, options)),
-      createPushConfig: (config, options) => this.run((t) => t.createPushConfig(config, options)),
-      deletePushConfig: (taskId, configId, options) => this.run((t) => t.deletePushConfig(taskId, configId, options)),
-    };
+      this.init,
+    );
+    return this.engineContext;
   }
 
   /** The store where followed tasks are recorded. */
@@ -368,15 +328,16 @@ export class A2AClient {
    * Resolves once the task id is in the store, with a handle: `events()`, `view`, `done()`,
    * `reply()`, `cancel()`, `detach()`. A direct message answer gives a handle of `kind: 'message'`
    * (`handle.message`; `done()` rejects with `NO_TASK`, `result()` returns the message). Rejects with
-   * `STORE_WRITE_FAILED` (carrying the task id) when the task's first record cannot be stored.
+   * `STORE_WRITE_FAILED` (carrying the task id) when the task's first record cannot be stored, and with
+   * `NETWORK`, nothing sent, when a page cannot load the engine's code (`connect()` started loading it).
    */
   start(message: MessageInput, options?: StartOptions): Promise<TaskHandle> {
-    return startTask(this.engine, message, options);
+    return this.withEngine((engine) => engine.startTask(this.followContext(engine), message, options));
   }
 
   /** Follows a task again by id (from the store, or any task of this agent). */
   resume(taskId: string, options?: ResumeOptions): Promise<TaskHandle> {
-    return resumeTask(this.engine, taskId, options);
+    return this.withEngine((engine) => engine.resumeTask(this.followContext(engine), taskId, options));
   }
 
   /**
@@ -389,12 +350,13 @@ export class A2AClient {
    */
   async resumeAll(options: ResumeOptions & { limit?: number | undefined } = {}): Promise<TaskHandle[]> {
     const { limit = Number.POSITIVE_INFINITY, ...resume } = options;
-    const engine = this.engine;
-    const records = (await listRecords(engine, { active: true })).filter((r) => !engine.following.has(r.taskId));
+    const engine = await taskEngine.get();
+    const context = this.followContext(engine);
+    const records = (await engine.listRecords(context, { active: true })).filter((r) => !context.following.has(r.taskId));
     const handles: TaskHandle[] = [];
     for (const record of records) {
       if (handles.length >= limit) break;
-      const handle = await resumeTask(engine, record.taskId, resume, { skipLeased: true });
+      const handle = await engine.resumeTask(context, record.taskId, resume, { skipLeased: true });
       if (handle) handles.push(handle);
     }
     return handles;
@@ -406,7 +368,7 @@ export class A2AClient {
    * cancel asked for and what was seen. Expired records are deleted on the way.
    */
   tasks(filter?: TasksFilter): Promise<TaskRecord[]> {
-    return listRecords(this.engine, filter);
+    return this.withEngine((engine) => engine.listRecords(this.followContext(engine), filter));
   }
 
   /**
@@ -416,7 +378,7 @@ export class A2AClient {
    */
   async getExtendedCard(options?: CallOptions): Promise<AgentCard> {
     const raw = await this.run((t) => t.getExtendedCard(options));
-    let card = normalizeCard(raw, this.init.cardUrl);
+    let card = (await cardReader.get()).normalizeCard(raw, this.init.cardUrl);
     if (this.init.verifyCard) card = await verifiedCard(this.init.verifyCard, card, { url: this.init.cardUrl, signal: options?.signal });
     this.cardValue = card;
     return card;

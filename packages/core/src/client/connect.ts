@@ -5,12 +5,13 @@ import { MemoryCardCache, type CardCache } from '../card/card-cache.js';
 import type { AgentCard } from '../card/card-types.js';
 import { verifiedCard, type CardVerifier } from '../card/card-verifier.js';
 import { negotiate, type NegotiationPreferences } from '../card/negotiate.js';
-import { givenCard } from '../card/normalize-card.js';
+import { cardReader } from '../card/load-card-reader.js';
 import { resolveCard } from '../card/resolve-card.js';
 import { DEFAULTS, type ResilienceOptions } from '../defaults.js';
 import { MemoryTaskStore } from '../store/memory-task-store.js';
 import { canLease, type TaskStore } from '../store/task-store.js';
 import { ALL_PARTS } from '../task/all-parts.js';
+import { taskEngine } from '../task/load-engine.js';
 import type { EngineParts } from '../task/follow-context.js';
 import type { PushDelivery } from '../task/follow-context.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
@@ -201,10 +202,13 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
     });
   }
 
+  // Reading the card and following tasks come after the card's round trip: their code loads during it.
+  cardReader.preload();
+  taskEngine.preload();
   let card: AgentCard;
   let cardUrl: string;
   if (options.card !== undefined) {
-    card = givenCard(options.card, base.href);
+    card = (await cardReader.get()).givenCard(options.card, base.href);
     cardUrl = base.href;
   } else {
     // The card request carries the caller's credentials as given (the scheme list is in the card itself).

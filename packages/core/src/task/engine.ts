@@ -1,0 +1,6 @@
+// The task engine's entry: what the client calls once `connect()` has loaded the engine's code
+// (load-engine.ts). Everything else of task/ that following needs comes with it, in one chunk (D26).
+export { followContext } from './engine-client.js';
+export type { EngineHost, FollowSettings } from './engine-client.js';
+export { startTask, resumeTask } from './start-task.js';
+export { listRecords } from './records.js';
