@@ -123,21 +123,9 @@ export class PartList {
     return text.charCodeAt(0) === 0 ? partKey(this.at(index)) : text;
   }
 
-  /** Whether part `index` has this key (see `partKey`), compared in place: no string is built. */
+  /** Whether part `index` has this key (see `partKey`); a text part's key is a slice of its block, no copy. */
   hasKey(index: number, key: string): boolean {
-    const at = index * FIELDS;
-    const meta = this.meta;
-    const where = meta[at + WHERE] as number;
-    if (meta[at + KIND] === OBJECT) return partKey(this.objects[where] as Part) === key;
-    const start = meta[at + START] as number;
-    const length = (meta[at + END] as number) - start;
-    if (where < 0) {
-      const text = this.tail[-1 - where] as string;
-      return text.charCodeAt(0) === 0 ? this.key(index) === key : text === key;
-    }
-    const block = this.blocks[where] as string;
-    if (length > 0 && block.charCodeAt(start) === 0) return this.key(index) === key; // keyed like other parts
-    return key.length === length && block.startsWith(key, start);
+    return this.key(index) === key;
   }
 
   /**
