@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The whole test suite, in the order a failure is cheapest to read:
-// build (tsdown + publint + attw) → typecheck → lint → vitest (unit, integration, interop,
-// browser; the misbehaving-agent model check and the chaos run are vitest files) → bundle-size
+// build (tsdown + publint + attw) → typecheck → docs snippets (every ```ts block of the docs compiles
+// against the built packages) → lint → vitest (unit, integration, interop, browser; the
+// misbehaving-agent model check and the chaos run are vitest files) → bundle-size
 // budgets (everything the browser package exports; what a web app loads before its first request) →
 // self-checking examples → mutants (each planted engine bug must fail the core tests).
 // Run through pnpm (`npx pnpm@10.34.8 test`), which installs dependencies first.
@@ -33,6 +34,7 @@ if (!existsSync(CHROMIUM)) {
 
 step('build', 'pnpm', ['build']);
 step('typecheck', 'pnpm', ['typecheck']);
+step('docs snippets', 'node', ['scripts/docs-snippets.mjs']);
 step('lint', 'pnpm', ['lint']);
 step('tests', 'pnpm', ['exec', 'vitest', 'run']);
 step('bundle size', 'pnpm', ['size']);
