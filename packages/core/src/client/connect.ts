@@ -167,11 +167,13 @@ export function connect(url: string | URL, options: ConnectOptions = {}): Promis
 }
 
 /**
- * {@link connect} with only the engine parts a platform package hands it (`@a2a-tether/browser` hands
- * neither push delivery nor leases, so a web app's bundle holds neither). Not for apps: use `connect`.
+ * {@link connect} with the engine parts you choose. Core exports the parts' types, not the runners, so
+ * `parts` is `{}`: neither push delivery nor leases, for a build that needs neither (a Worker, an edge
+ * function; `@a2a-tether/browser`'s `connect` is this) — its bundle then holds neither's code. With both,
+ * it is `connect` (docs/runtimes.md).
  *
- * @throws TetherError `INVALID_ARGUMENT` for `push`, or a store that leases, without the part it needs.
- * @internal
+ * @throws TetherError `INVALID_ARGUMENT` for `push`, or a store that leases, without the part it needs
+ *   (before the card is fetched), and whatever {@link connect} throws.
  */
 export async function connectWithParts(parts: EngineParts, url: string | URL, options: ConnectOptions = {}): Promise<A2AClient> {
   let base: URL;

@@ -100,7 +100,10 @@ export interface RearmArgs {
   signal: AbortSignal;
 }
 
-/** One task's push delivery as the engine drives it (`push-waiter.ts`'s `PushWaiter`). */
+/**
+ * One task's push delivery as the engine drives it: the type of `EngineParts.push`'s runner. Core's runner
+ * (`PushWaiter`) is not exported; `connect()` hands it to the engine.
+ */
 export interface PushRunner {
   /** The task's webhook config (its token is never stored). */
   readonly config: { id: string; token: string };
@@ -116,7 +119,10 @@ export interface PushRunner {
   stop(): void;
 }
 
-/** One task's lease as the engine keeps it (`lease-keeper.ts`'s `LeaseKeeper`). */
+/**
+ * One task's lease as the engine keeps it: the type of what `EngineParts.lease` makes. Core's runner
+ * (`LeaseKeeper`) is not exported; `connect()` hands it to the engine.
+ */
 export interface LeaseRunner {
   /** Stops renewing, and gives the lease back once `after` settled. */
   release(after: Promise<unknown>): void;
@@ -125,7 +131,8 @@ export interface LeaseRunner {
 /**
  * The runners only some apps need, handed to the engine by `connect()`: push delivery (a webhook
  * receiver, a Node server) and leases (a store several processes share). Core's and Node's
- * `connect()` hand both; the browser's hands neither, so a web app's bundle holds neither's code.
+ * `connect()` hand both; the browser's, and `connectWithParts({}, …)`, hand neither, so the bundle
+ * holds neither's code, and `push` or a store that leases is refused (docs/runtimes.md).
  */
 export interface EngineParts {
   /** Push delivery: a task's own webhook config and the wait for its pushes. */
