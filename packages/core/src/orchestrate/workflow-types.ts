@@ -211,7 +211,10 @@ export interface WorkflowOptions {
   start?: StartOptions | undefined;
   /** The actor named in cancels the workflow makes itself (budgets): default `budget`. */
   budgetActor?: string | undefined;
-  /** Timers and clock of the budgets and of looking for a lost send (default: the real ones). */
+  /**
+   * Timers and clock of the budgets and of looking for a lost send (default: `realScheduler`, the host's).
+   * A test passes the testkit's `ManualScheduler` to run an hour's budget in milliseconds (docs/orchestration.md).
+   */
   scheduler?: Scheduler | undefined;
   /** Clock (epoch ms; default: the scheduler's). */
   now?: (() => number) | undefined;
