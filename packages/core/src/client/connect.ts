@@ -133,12 +133,12 @@ function checkStore(store: unknown): void {
 /** Push delivery and a store that leases need their engine parts (a browser's `connect()` has neither). */
 function checkParts(parts: EngineParts, options: ConnectOptions): void {
   if (options.push && !parts.push) {
-    throw new TetherError('INVALID_ARGUMENT', 'connect: push delivery needs a webhook receiver on a server: use it from @a2a-tether/node (or core), not the browser package', {
+    throw new TetherError('INVALID_ARGUMENT', 'connect: push delivery needs the engine\'s push part, which this connect leaves out (the browser package, or connectWithParts without parts.push): use connect() from @a2a-tether/node or @a2a-tether/core, on a server with a webhook receiver', {
       maybeDelivered: false,
     });
   }
   if (options.store && canLease(options.store) && !parts.lease) {
-    throw new TetherError('INVALID_ARGUMENT', 'connect: a store that leases tasks (shared by several processes) needs @a2a-tether/node (or core), not the browser package', {
+    throw new TetherError('INVALID_ARGUMENT', 'connect: a store that leases tasks (shared by several processes) needs the engine\'s lease part, which this connect leaves out (the browser package, or connectWithParts without parts.lease): use connect() from @a2a-tether/node or @a2a-tether/core', {
       maybeDelivered: false,
     });
   }
