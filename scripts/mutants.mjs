@@ -82,8 +82,8 @@ const MUTANTS = [
   {
     name: 'dedupe windows that never evict',
     file: task('reconciler.ts'),
-    from: '    if (items.size > this.max) items.delete(items.values().next().value as string);',
-    to: '',
+    from: '    if (this.ring.length < this.max) {',
+    to: '    if (true) {',
   },
   {
     name: 'a divergent artifact of equal length not seen as behind',
