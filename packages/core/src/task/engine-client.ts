@@ -31,6 +31,18 @@ function sendParams(message: Message, options: SendOptions): SendParams {
   return out;
 }
 
+/** What the engine reads of the agent's card. */
+function agentFacts({ card, cardUrl, protocolVersion }: ReturnType<EngineHost['agent']>): AgentFacts {
+  return {
+    // What task records keep: credential-like query values (a key put in the URL) redacted.
+    url: redact(cardUrl),
+    streaming: card.capabilities.streaming === true,
+    listTasks: protocolVersion === '1.0',
+    subscribeSnapshot: protocolVersion === '1.0',
+    push: card.capabilities.pushNotifications === true,
+  };
+}
+
 /**
  * What every task of one client shares. Its operations go straight to the transport, without the retries
  * of the client's public methods: the engine's budget, scheduler and request ceiling decide every retry (D2).
@@ -39,19 +51,19 @@ function sendParams(message: Message, options: SendOptions): SendParams {
 export function followContext(host: EngineHost, settings: FollowSettings): FollowContext {
   const run = <T>(call: (transport: Transport) => Promise<T>): Promise<T> => host.run(call);
   const { leaseOwner, maxStreams, ...shared } = settings;
+  let seen: ReturnType<EngineHost['agent']> | undefined;
+  let facts: AgentFacts | undefined;
   return {
     ...shared,
     client: {
       get agent(): AgentFacts {
-        const { card, cardUrl, protocolVersion } = host.agent();
-        return {
-          // What task records keep: credential-like query values (a key put in the URL) redacted.
-          url: redact(cardUrl),
-          streaming: card.capabilities.streaming === true,
-          listTasks: protocolVersion === '1.0',
-          subscribeSnapshot: protocolVersion === '1.0',
-          push: card.capabilities.pushNotifications === true,
-        };
+        const now = host.agent();
+        // Read on every reduction of every follow: made again only when the card (or its version) changed.
+        if (!facts || seen?.card !== now.card || seen.cardUrl !== now.cardUrl || seen.protocolVersion !== now.protocolVersion) {
+          seen = now;
+          facts = agentFacts(now);
+        }
+        return facts;
       },
       sendMessage: (message, options) => run((t) => t.sendMessage(sendParams(message, options), options)),
       openStream: (message, options, signal) => run((t) => t.openStream(sendParams(message, options), options, signal)),
