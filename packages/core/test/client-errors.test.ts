@@ -282,12 +282,15 @@ describe('stream errors', () => {
         sse(res, [`id: 42\n${rpcFrame(task('TASK_STATE_COMPLETED'))}`]);
       } else sse(res, [`id: 41\n${rpcFrame(task('TASK_STATE_COMPLETED'))}`]);
     });
-    const stream = c.streamMessage('hi');
-    await drain(stream);
-    expect(stream.lastEventId).toBe('41');
-    const sub = c.subscribe('t1', { lastEventId: stream.lastEventId });
-    await drain(sub);
-    expect(sub.lastEventId).toBe('42');
+    // Each event comes with its SSE id (`items()`): the caller keeps the last one to resume after it.
+    const ids = async (stream: AsyncIterable<{ id: string | undefined }>): Promise<(string | undefined)[]> => {
+      const out: (string | undefined)[] = [];
+      for await (const item of stream) out.push(item.id);
+      return out;
+    };
+    const sent = await ids(c.streamMessage('hi').items());
+    expect(sent).toEqual(['41']);
+    expect(await ids(c.subscribe('t1', { lastEventId: sent.at(-1) }).items())).toEqual(['42']);
     expect(server.requests.at(-1)?.headers['last-event-id']).toBe('41');
   });
 

@@ -49,7 +49,7 @@ export class EventFeed {
 
   constructor(
     private readonly open: OpenResponse,
-    private readonly decode: FrameDecoder,
+    private readonly decoder: FrameDecoder,
     maxEventSize: number,
     identity: FeedIdentity = {},
   ) {
@@ -103,7 +103,7 @@ export class EventFeed {
     const items: StreamItem[] = [];
     for (const frame of frames) {
       try {
-        const event = this.decode(frame, this.count + 1, this.context);
+        const event = this.decoder.decode(frame, this.count + 1, this.context);
         this.checkIdentity(event);
         this.count++;
         if (endsStream(event)) this.complete = true;

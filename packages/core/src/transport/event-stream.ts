@@ -13,12 +13,12 @@ export type FeedOpener = (signal: AbortSignal) => Promise<EventFeed>;
  * interrupted state, iteration throws a `TetherError` with code `STREAM_INTERRUPTED` (it never
  * ends silently: a clean early close is not success). Events an agent sends after such an event
  * (an artifact after the final status) are delivered, and the end after them is a normal end.
- * `items()` iterates the same events with the SSE id each one came with.
+ * `items()` iterates the same events with the SSE id each one came with: keep the last one to resume
+ * after it (`subscribe(taskId, { lastEventId })`).
  */
 export class EventStream implements AsyncIterable<StreamEvent> {
   private consumed = false;
   private readonly controller = new AbortController();
-  private last: string | undefined;
 
   /** @internal */
   constructor(
@@ -26,31 +26,20 @@ export class EventStream implements AsyncIterable<StreamEvent> {
     private readonly callerSignal?: AbortSignal | undefined,
   ) {}
 
-  /** The id of the last SSE event that carried one (sent as `Last-Event-ID` when resuming). */
-  get lastEventId(): string | undefined {
-    return this.last;
-  }
-
   /** Closes the connection; a pending iteration ends with an `ABORTED` error. */
   abort(reason?: unknown): void {
     this.controller.abort(reason);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
-    return new StreamIterator(this.start(), (item) => {
-      if (item.id !== undefined) this.last = item.id;
-      return item.event;
-    });
+    return new StreamIterator(this.start(), (item) => item.event);
   }
 
   /** The events with their SSE ids (`{ event, id }`), for agents that number their events. */
   items(): AsyncIterable<StreamItem> {
     return {
       [Symbol.asyncIterator]: () =>
-        new StreamIterator(this.start(), (item) => {
-          if (item.id !== undefined) this.last = item.id;
-          return item;
-        }),
+        new StreamIterator(this.start(), (item) => item),
     };
   }
 

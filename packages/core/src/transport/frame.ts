@@ -11,11 +11,14 @@ import type { SseEvent } from '../sse/sse-reader.js';
 import { quotableDecodeError } from './decode-or-throw.js';
 
 /**
- * Turns one SSE frame into a stream event (binding unwrap + decode), or throws a typed error.
- * `context` builds the error context (only on the error path: nothing is allocated per event).
+ * Turns one SSE frame into a stream event (binding unwrap + decode), or throws a typed error: one per
+ * binding (`JsonRpcFrameDecoder`, `RestFrameDecoder`), made per stream with what its frames are checked
+ * against. `context` builds the error context (only on the error path: nothing is allocated per event).
  * What an error quotes of a frame has the credentials sent (the open response's `secrets`) redacted.
  */
-export type FrameDecoder = (frame: SseEvent, index: number, context: () => ErrorContext) => StreamEvent;
+export interface FrameDecoder {
+  decode(frame: SseEvent, index: number, context: () => ErrorContext): StreamEvent;
+}
 
 /** How much of a frame an error quotes (redacted before the cut); the message shows a snippet of it. */
 const QUOTED_FRAME = 4096;

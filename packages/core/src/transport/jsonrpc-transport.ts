@@ -3,7 +3,8 @@ import { createA2AError } from '../errors/a2a-errors.js';
 import { parseAgentError } from '../errors/error-body.js';
 import { quotableAgentError } from '../errors/quote-answer.js';
 import { TetherError, type ErrorContext } from '../errors/tether-error.js';
-import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
+import type { Metadata, PushNotificationConfig, SendResult, StreamEvent, Task, TaskPage } from '../model/types.js';
+import type { SseEvent } from '../sse/sse-reader.js';
 import {
   decodePushConfig,
   decodePushConfigList,
@@ -88,6 +89,28 @@ function checkResponseId(
   const got = envelope['id'];
   if (got === id || got === undefined || (got === null && isError)) return;
   throw new TetherError(code, `the JSON-RPC response id ${quoteValue(got, secrets)} does not match the request id ${id}`, context());
+}
+
+/** A JSON-RPC stream's frames: each a JSON-RPC 2.0 response to request `id`, its result one event. */
+class JsonRpcFrameDecoder implements FrameDecoder {
+  constructor(
+    private readonly id: number,
+    private readonly dialect: Dialect,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  decode(frame: SseEvent, index: number, context: () => ErrorContext): StreamEvent {
+    const { secrets } = this;
+    const json = parseFrame(frame, index, context, secrets);
+    if (!isObject(json)) throw new TetherError('MALFORMED_EVENT', `event ${index} is not a JSON-RPC response object`, context());
+    const notJsonRpc = versionProblem(json, secrets);
+    if (notJsonRpc !== undefined) throw new TetherError('MALFORMED_EVENT', `event ${index} is ${notJsonRpc}`, context());
+    const isError = frame.event === 'error' || (json['error'] !== undefined && json['error'] !== null);
+    checkResponseId(json, this.id, isError, context, 'PROTOCOL_VIOLATION', secrets);
+    if (isError) throw streamError(json, frame, context, secrets);
+    if (!('result' in json)) throw new TetherError('MALFORMED_EVENT', `event ${index} has neither result nor error`, context());
+    return decodeFrameEvent(json['result'], this.dialect, index, context, secrets);
+  }
 }
 
 let nextId = 1;
@@ -197,20 +220,7 @@ export class JsonRpcTransport implements Transport {
       timeoutMs: options?.timeoutMs,
       taskId,
     });
-    const dialect = this.dialect;
-    const { secrets } = open;
-    const decode: FrameDecoder = (frame, index, context) => {
-      const json = parseFrame(frame, index, context, secrets);
-      if (!isObject(json)) throw new TetherError('MALFORMED_EVENT', `event ${index} is not a JSON-RPC response object`, context());
-      const notJsonRpc = versionProblem(json, secrets);
-      if (notJsonRpc !== undefined) throw new TetherError('MALFORMED_EVENT', `event ${index} is ${notJsonRpc}`, context());
-      const isError = frame.event === 'error' || (json['error'] !== undefined && json['error'] !== null);
-      checkResponseId(json, id, isError, context, 'PROTOCOL_VIOLATION', secrets);
-      if (isError) throw streamError(json, frame, context, secrets);
-      if (!('result' in json)) throw new TetherError('MALFORMED_EVENT', `event ${index} has neither result nor error`, context());
-      return decodeFrameEvent(json['result'], dialect, index, context, secrets);
-    };
-    return new EventFeed(open, decode, this.context.maxEventSize, { taskId });
+    return new EventFeed(open, new JsonRpcFrameDecoder(id, this.dialect, open.secrets), this.context.maxEventSize, { taskId });
   }
 
   async sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {

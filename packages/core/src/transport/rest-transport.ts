@@ -1,8 +1,9 @@
 import type { Binding, ProtocolVersion } from '../card/card-types.js';
 import { A2AError } from '../errors/a2a-errors.js';
-import { TetherError } from '../errors/tether-error.js';
+import { TetherError, type ErrorContext } from '../errors/tether-error.js';
 import type { HttpRequest, OpenResponse } from '../http/http-client.js';
-import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
+import type { Metadata, PushNotificationConfig, SendResult, StreamEvent, Task, TaskPage } from '../model/types.js';
+import type { SseEvent } from '../sse/sse-reader.js';
 import {
   decodePushConfig,
   decodePushConfigList,
@@ -21,6 +22,22 @@ import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from '.
 import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
 
 const JSON_ACCEPT = 'application/a2a+json, application/json';
+
+/** An HTTP+JSON stream's frames: each one event (a mid-stream error is an `error` event or an error body, #1262). */
+class RestFrameDecoder implements FrameDecoder {
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  decode(frame: SseEvent, index: number, context: () => ErrorContext): StreamEvent {
+    const { secrets } = this;
+    const json = parseFrame(frame, index, context, secrets);
+    if (frame.event === 'error') throw streamError(json, frame, context, secrets);
+    if (isObject(json) && 'error' in json && !('task' in json)) throw streamError(json, frame, context, secrets);
+    return decodeFrameEvent(json, this.dialect, index, context, secrets);
+  }
+}
 
 /** HTTP+JSON (REST), v1.0 (`/message:send`, tenant prefix) or v0.3 (`/v1/message:send`). */
 export class RestTransport implements Transport {
@@ -87,16 +104,7 @@ export class RestTransport implements Transport {
   }
 
   private async feed(open: OpenResponse, taskId: string | undefined): Promise<EventFeed> {
-    const dialect = this.dialect;
-    const { secrets } = open;
-    const decode: FrameDecoder = (frame, index, context) => {
-      const json = parseFrame(frame, index, context, secrets);
-      // Mid-stream REST errors are unspecified (#1262): servers send `event: error` with an error body.
-      if (frame.event === 'error') throw streamError(json, frame, context, secrets);
-      if (isObject(json) && 'error' in json && !('task' in json)) throw streamError(json, frame, context, secrets);
-      return decodeFrameEvent(json, dialect, index, context, secrets);
-    };
-    return new EventFeed(open, decode, this.context.maxEventSize, { taskId });
+    return new EventFeed(open, new RestFrameDecoder(this.dialect, open.secrets), this.context.maxEventSize, { taskId });
   }
 
   private sse(request: HttpRequest): HttpRequest {
