@@ -3,6 +3,7 @@ import type { Task } from '../model/types.js';
 import type { StreamItem } from '../transport/event-feed.js';
 import type { FollowCore } from './follow-core.js';
 import type { FollowEnv } from './follow-state.js';
+import type { RetryDecision } from './retry-budget.js';
 import type { Reconciler } from './reconciler.js';
 import type { StreamSession } from './stream-session.js';
 import type { TaskEvent } from './task-event.js';
@@ -60,32 +61,41 @@ export function applyBatch(core: FollowCore, conn: StreamSession, batch: StreamI
 
 /**
  * What the reducer reads of the world, made once per follow: the rest is read when the reducer asks;
- * `now` is the clock's reading as the loop hands the reducer an input (one reading per input).
+ * `now` is the clock's reading as the loop hands the reducer an input (one reading per input). A class,
+ * so its getters live on the prototype: one small object per follow, no closure per getter.
  */
+class CoreEnv implements FollowEnv {
+  now = 0;
+  readonly resilience: FollowEnv['resilience'];
+  readonly random: () => number;
+  constructor(private readonly core: FollowCore) {
+    this.resilience = core.context.resilience;
+    this.random = core.context.random;
+  }
+  get taskId(): string {
+    return this.core.taskId ?? '';
+  }
+  get canStream(): boolean {
+    return this.core.context.client.agent.streaming;
+  }
+  get streamOpen(): boolean {
+    return this.core.session !== undefined;
+  }
+  get slotFree(): boolean {
+    return this.core.context.streamSlots.free();
+  }
+  get pushArmed(): boolean {
+    return this.core.push !== undefined;
+  }
+  get identified(): boolean {
+    return this.core.view !== undefined;
+  }
+  fail(retryAfterMs: number | undefined): RetryDecision {
+    return this.core.budget.fail(retryAfterMs);
+  }
+}
+
+/** The reducer's {@link FollowEnv} of one follow. */
 export function reducerEnv(core: FollowCore): FollowEnv {
-  const { client, resilience, random, streamSlots } = core.context;
-  return {
-    now: 0,
-    resilience,
-    random,
-    get taskId() {
-      return core.taskId ?? '';
-    },
-    get canStream() {
-      return client.agent.streaming;
-    },
-    get streamOpen() {
-      return core.session !== undefined;
-    },
-    get slotFree() {
-      return streamSlots.free();
-    },
-    get pushArmed() {
-      return core.push !== undefined;
-    },
-    get identified() {
-      return core.view !== undefined;
-    },
-    fail: (retryAfterMs) => core.budget.fail(retryAfterMs),
-  };
+  return new CoreEnv(core);
 }

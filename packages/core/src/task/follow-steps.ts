@@ -50,25 +50,46 @@ export function askerOf(core: FollowCore): TaskAsker {
   return { client: core.context.client, limiter: core.limiter, taskId: (core.view as Reconciler).taskId };
 }
 
+/**
+ * What a stream session needs of the follow (the loop keeps one per follow). A class, so its getters
+ * and methods live on the prototype: no closure per member.
+ */
+class CoreSessionHost implements SessionHost {
+  constructor(private readonly core: FollowCore) {}
+  get client(): SessionHost['client'] {
+    return this.core.context.client;
+  }
+  get scheduler(): SessionHost['scheduler'] {
+    return this.core.context.scheduler;
+  }
+  get resilience(): SessionHost['resilience'] {
+    return this.core.context.resilience;
+  }
+  get streamSlots(): SessionHost['streamSlots'] {
+    return this.core.context.streamSlots;
+  }
+  get budget(): SessionHost['budget'] {
+    return this.core.budget;
+  }
+  get view(): Reconciler {
+    return this.core.view as Reconciler;
+  }
+  asker(): TaskAsker {
+    return askerOf(this.core);
+  }
+  healthy(subscription: boolean): void {
+    this.core.dispatch({ type: 'healthy', subscription });
+  }
+  caughtUp(task: Task): void {
+    absorbSnapshot(this.core, task, true);
+    // Finished meanwhile: nothing the stream could add matters (and it may never end by itself).
+    if (isTerminalState(task.status.state)) this.core.interrupt({ type: 'state-changed' });
+  }
+}
+
 /** What a stream session needs of the follow (the loop keeps one per follow). */
 export function sessionHostOf(core: FollowCore): SessionHost {
-  return {
-    client: core.context.client,
-    scheduler: core.context.scheduler,
-    resilience: core.context.resilience,
-    streamSlots: core.context.streamSlots,
-    budget: core.budget,
-    asker: () => askerOf(core),
-    get view() {
-      return core.view as Reconciler;
-    },
-    healthy: (subscription) => core.dispatch({ type: 'healthy', subscription }),
-    caughtUp: (task) => {
-      absorbSnapshot(core, task, true);
-      // Finished meanwhile: nothing the stream could add matters (and it may never end by itself).
-      if (isTerminalState(task.status.state)) core.interrupt({ type: 'state-changed' });
-    },
-  };
+  return new CoreSessionHost(core);
 }
 
 // ── sending ─────────────────────────────────────────────────────────────────────────────────
