@@ -102,14 +102,13 @@ function settle(result: IteratorResult<TaskEvent> | Failed): Promise<IteratorRes
 class QueueReader implements AsyncIterator<TaskEvent> {
   private waiting: ((result: IteratorResult<TaskEvent> | Failed) => void) | undefined;
   private done = false;
-  private readonly onAbort = (): void => this.wake();
 
   constructor(
     private readonly queue: EventQueue,
     private readonly signal: AbortSignal | undefined,
     private readonly release: () => void,
   ) {
-    signal?.addEventListener('abort', this.onAbort, { once: true });
+    signal?.addEventListener('abort', this, { once: true });
   }
 
   next(): Promise<IteratorResult<TaskEvent>> {
@@ -133,6 +132,11 @@ class QueueReader implements AsyncIterator<TaskEvent> {
     return undefined;
   }
 
+  /** The signal aborted (the reader is its listener object: no closure per reader). */
+  handleEvent(): void {
+    this.wake();
+  }
+
   /** Something changed (events, close, abort): answer a waiting `next()`. */
   wake(): void {
     const waiting = this.waiting;
@@ -145,7 +149,7 @@ class QueueReader implements AsyncIterator<TaskEvent> {
 
   /** Stops listening to the signal (it is still checked at each `next()`). */
   unhook(): void {
-    this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal?.removeEventListener('abort', this);
   }
 
   private finish(): IteratorResult<TaskEvent> {

@@ -53,6 +53,41 @@ export interface FollowerSink {
   failed(error: TetherError): void;
 }
 
+/**
+ * A result settled once, whose promise is made only when someone asks for it: most follows are never
+ * awaited (an app that reads events does not call `done()`), and a pending promise with its two
+ * resolving functions is held for the whole life of a task. Later settles are ignored, as a promise's
+ * are; a rejection nobody asked for is never reported as unhandled.
+ */
+export class LazyResult<T> {
+  private settledAs: 'pending' | 'resolved' | 'rejected' = 'pending';
+  private value: T | undefined;
+  private error: unknown;
+  private made: Deferred<T> | undefined;
+
+  get promise(): Promise<T> {
+    if (this.made) return this.made.promise;
+    const made = (this.made = deferred<T>());
+    if (this.settledAs === 'resolved') made.resolve(this.value as T);
+    else if (this.settledAs === 'rejected') made.reject(this.error);
+    return made.promise;
+  }
+
+  resolve(value: T): void {
+    if (this.settledAs !== 'pending') return;
+    this.settledAs = 'resolved';
+    this.value = value;
+    this.made?.resolve(value);
+  }
+
+  reject(error: unknown): void {
+    if (this.settledAs !== 'pending') return;
+    this.settledAs = 'rejected';
+    this.error = error;
+    this.made?.reject(error);
+  }
+}
+
 /** What the first send of `start()` came back with. */
 export type StartAck = { kind: 'task' } | { kind: 'message'; message: Message };
 

@@ -9,7 +9,7 @@ import type { FollowCore } from './follow-core.js';
 import { absorbSnapshot, reducerEnv } from './follow-intake.js';
 import { runStep, sessionHostOf } from './follow-steps.js';
 import { InputWait } from './input-wait.js';
-import { deferred, type CancelOptions, type CancelOutcome, type FollowerSink, type FollowOptions, type PendingSend, type StartAck } from './follow-types.js';
+import { deferred, LazyResult, type CancelOptions, type CancelOutcome, type FollowerSink, type FollowOptions, type PendingSend, type StartAck } from './follow-types.js';
 import { initialState, isOver, reduce, type DeliveryMode, type FollowEnv, type FollowInput, type FollowState } from './follow-state.js';
 import type { Outcome } from './phase.js';
 import { asTetherError } from './classify.js';
@@ -48,7 +48,7 @@ export class TaskFollower implements FollowCore {
   readonly inputWait: InputWait;
   private readonly stopper = new AbortController();
   /** Resolves when the follow ended. */
-  private readonly over = deferred<void>();
+  private readonly over = new LazyResult<void>();
   /** The stream that just ended (its progress decides whether it was futile). */
   private ended: StreamSession | undefined;
   private running = false;

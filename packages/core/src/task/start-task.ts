@@ -39,10 +39,10 @@ function chooseMode(context: FollowContext, delivery: FollowOptions['delivery'])
 export async function startTask(context: FollowContext, input: MessageInput, options: StartOptions = {}): Promise<TaskHandle> {
   const { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, ...send } = options;
   const message = toMessage(input, context.newId);
-  const holder: { handle?: TaskHandle } = {};
-  const follower = new TaskFollower(context, TaskHandle.sink(() => holder.handle), { inputTimeoutMs, cancelOnInputTimeout, onResend });
+  const sink = TaskHandle.sink();
+  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
-  const handle = (holder.handle = new TaskHandle(context, follower));
+  const handle = (sink.handle = new TaskHandle(context, follower));
   const ack = await follower.start(message, chooseMode(context, delivery), send);
   if (ack.kind === 'message') return new TaskHandle(context, undefined, ack.message);
   try {
@@ -156,15 +156,15 @@ export async function resumeTask(
     release();
     throw error;
   }
-  const holder: { handle?: TaskHandle } = {};
-  const follower = new TaskFollower(context, TaskHandle.sink(() => holder.handle), options, {
+  const sink = TaskHandle.sink();
+  const follower = new TaskFollower(context, sink, options, {
     taskId,
     contextId: record?.contextId ?? '',
     lastEventId: record?.lastEventId,
     mode,
     pushConfigId: record?.pushConfigId,
   });
-  const handle = (holder.handle = new TaskHandle(context, follower));
+  const handle = (sink.handle = new TaskHandle(context, follower));
   if (lease) follower.holdLease(lease, asked);
   if (context.coordinator) {
     // Tabs: drive the task if no other tab does; else mirror the one that does, and take over when it goes.

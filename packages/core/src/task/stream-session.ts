@@ -165,8 +165,7 @@ export class StreamSession {
    * — an artifact after `final: true` — is applied (G3); a break then is no failure.
    */
   async next(signal: AbortSignal): Promise<SessionRead> {
-    const onAbort = (): void => this.close();
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', this, { once: true });
     try {
       if (isTerminalState(this.host.view.state)) return await this.drain(signal);
       this.watch();
@@ -190,8 +189,13 @@ export class StreamSession {
       if (streamMendable(error)) return { type: 'failed', error };
       return { type: 'fatal', error: asTetherError(error, this.host.asker().taskId) };
     } finally {
-      signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', this);
     }
+  }
+
+  /** The step's signal aborted during {@link next}: the session is its listener object (no closure per read). */
+  handleEvent(): void {
+    this.close();
   }
 
   /** The idle probe, and — for a subscription that promised a snapshot first and is still silent — an early one. */

@@ -4,26 +4,9 @@ import type { Message, Task } from '../model/types.js';
 import type { SendOptions } from '../transport/transport.js';
 import { EventQueue } from './event-queue.js';
 import type { FollowContext } from './follow-context.js';
+import { LazyResult } from './follow-types.js';
 import type { CancelOptions, CancelOutcome, TaskFollower } from './follower.js';
 import type { TaskEvent, TaskView } from './task-event.js';
-
-interface Result {
-  promise: Promise<Task>;
-  resolve(task: Task): void;
-  reject(error: unknown): void;
-}
-
-function result(): Result {
-  let resolve!: (task: Task) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<Task>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Nobody is obliged to call done(): never report an unhandled rejection for it.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
 
 /**
  * A task being followed. Hold it to read events, wait for the result, answer the agent, cancel,
@@ -40,7 +23,7 @@ export class TaskHandle {
   /** The agent's direct answer, when it created no task. */
   readonly message: Message | undefined;
   private readonly queue: EventQueue;
-  private readonly final = result();
+  private readonly final = new LazyResult<Task>();
   private settled = false;
 
   /** @internal Use `client.start()` / `client.resume()`. */
@@ -71,13 +54,12 @@ export class TaskHandle {
     return this.follower?.taskId;
   }
 
-  /** @internal The follower's sink: what the engine reports. */
-  static sink(handle: () => TaskHandle | undefined): { emit(events: TaskEvent[]): void; finished(task: Task): void; failed(error: TetherError): void } {
-    return {
-      emit: (events) => handle()?.onEvents(events),
-      finished: (task) => handle()?.onFinished(task),
-      failed: (error) => handle()?.onFailed(error),
-    };
+  /**
+   * @internal The follower's sink: what the engine reports, handed to the handle set on it later (the
+   * follower exists before its handle). One object, no closure per report.
+   */
+  static sink(): HandleSink {
+    return new HandleSink();
   }
 
   /** The task as the app should show it now (a copy). */
@@ -199,21 +181,39 @@ export class TaskHandle {
     return events;
   }
 
-  private onEvents(events: TaskEvent[]): void {
+  /** @internal */
+  onEvents(events: TaskEvent[]): void {
     if (!this.settled) this.queue.push(events);
   }
 
-  private onFinished(task: Task): void {
+  /** @internal */
+  onFinished(task: Task): void {
     if (this.settled) return;
     this.settled = true;
     this.queue.close();
     this.final.resolve(task);
   }
 
-  private onFailed(error: TetherError): void {
+  /** @internal */
+  onFailed(error: TetherError): void {
     if (this.settled) return;
     this.settled = true;
     this.queue.close(error);
     this.final.reject(error);
+  }
+}
+
+/** What the engine reports to a task's handle (see {@link TaskHandle.sink}). @internal */
+export class HandleSink {
+  /** The handle, once made. */
+  handle: TaskHandle | undefined;
+  emit(events: TaskEvent[]): void {
+    this.handle?.onEvents(events);
+  }
+  finished(task: Task): void {
+    this.handle?.onFinished(task);
+  }
+  failed(error: TetherError): void {
+    this.handle?.onFailed(error);
   }
 }
