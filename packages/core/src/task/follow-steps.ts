@@ -55,21 +55,14 @@ export function askerOf(core: FollowCore): TaskAsker {
  * and methods live on the prototype: no closure per member.
  */
 class CoreSessionHost implements SessionHost {
-  constructor(private readonly core: FollowCore) {}
-  get client(): SessionHost['client'] {
-    return this.core.context.client;
-  }
-  get scheduler(): SessionHost['scheduler'] {
-    return this.core.context.scheduler;
-  }
-  get resilience(): SessionHost['resilience'] {
-    return this.core.context.resilience;
-  }
-  get streamSlots(): SessionHost['streamSlots'] {
-    return this.core.context.streamSlots;
-  }
-  get budget(): SessionHost['budget'] {
-    return this.core.budget;
+  readonly client: SessionHost['client'];
+  readonly scheduler: SessionHost['scheduler'];
+  readonly resilience: SessionHost['resilience'];
+  readonly streamSlots: SessionHost['streamSlots'];
+  readonly budget: SessionHost['budget'];
+  constructor(private readonly core: FollowCore) {
+    ({ client: this.client, scheduler: this.scheduler, resilience: this.resilience, streamSlots: this.streamSlots } = core.context);
+    this.budget = core.budget;
   }
   get view(): Reconciler {
     return this.core.view as Reconciler;

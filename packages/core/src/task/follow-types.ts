@@ -60,31 +60,32 @@ export interface FollowerSink {
  * are; a rejection nobody asked for is never reported as unhandled.
  */
 export class LazyResult<T> {
-  private settledAs: 'pending' | 'resolved' | 'rejected' = 'pending';
-  private value: T | undefined;
-  private error: unknown;
   private made: Deferred<T> | undefined;
+  /** How it settled: resolved (with the value) or rejected (with the error). */
+  private settled: [resolved: boolean, value: unknown] | undefined;
 
   get promise(): Promise<T> {
-    if (this.made) return this.made.promise;
-    const made = (this.made = deferred<T>());
-    if (this.settledAs === 'resolved') made.resolve(this.value as T);
-    else if (this.settledAs === 'rejected') made.reject(this.error);
-    return made.promise;
+    if (!this.made) {
+      this.made = deferred<T>();
+      this.pass();
+    }
+    return this.made.promise;
   }
 
   resolve(value: T): void {
-    if (this.settledAs !== 'pending') return;
-    this.settledAs = 'resolved';
-    this.value = value;
-    this.made?.resolve(value);
+    this.settled ??= [true, value];
+    this.pass();
   }
 
   reject(error: unknown): void {
-    if (this.settledAs !== 'pending') return;
-    this.settledAs = 'rejected';
-    this.error = error;
-    this.made?.reject(error);
+    this.settled ??= [false, error];
+    this.pass();
+  }
+
+  /** Hands how it settled to the promise, if both exist (a promise settles once: repeats are no-ops). */
+  private pass(): void {
+    const { made, settled } = this;
+    if (made && settled) (settled[0] ? made.resolve : made.reject)(settled[1] as T);
   }
 }
 

@@ -6,6 +6,26 @@ import { TaskFollower, type DeliveryMode, type FollowOptions } from './follower.
 import { canLease, isActiveRecord, TASK_RECORD_VERSION, type TaskRecord } from '../store/task-store.js';
 import { TaskHandle } from './task-handle.js';
 import { storeWriteFailed } from './store-writer.js';
+import type { Task } from '../model/types.js';
+import type { FollowerSink } from './follow-types.js';
+import type { TaskEvent } from './task-event.js';
+
+/**
+ * What the engine reports to a task's handle: the follower exists before its handle, so the handle is
+ * set on its sink once made. One object, no closure per report.
+ */
+class HandleSink implements FollowerSink {
+  handle: TaskHandle | undefined;
+  emit(events: TaskEvent[]): void {
+    this.handle?.onEvents(events);
+  }
+  finished(task: Task): void {
+    this.handle?.onFinished(task);
+  }
+  failed(error: TetherError): void {
+    this.handle?.onFailed(error);
+  }
+}
 
 /** Options of `client.start()`. */
 export type StartOptions = Omit<SendOptions, 'returnImmediately'> & FollowOptions;
@@ -39,7 +59,7 @@ function chooseMode(context: FollowContext, delivery: FollowOptions['delivery'])
 export async function startTask(context: FollowContext, input: MessageInput, options: StartOptions = {}): Promise<TaskHandle> {
   const { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, ...send } = options;
   const message = toMessage(input, context.newId);
-  const sink = TaskHandle.sink();
+  const sink = new HandleSink();
   const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
   const handle = (sink.handle = new TaskHandle(context, follower));
@@ -156,7 +176,7 @@ export async function resumeTask(
     release();
     throw error;
   }
-  const sink = TaskHandle.sink();
+  const sink = new HandleSink();
   const follower = new TaskFollower(context, sink, options, {
     taskId,
     contextId: record?.contextId ?? '',

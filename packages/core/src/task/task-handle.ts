@@ -54,14 +54,6 @@ export class TaskHandle {
     return this.follower?.taskId;
   }
 
-  /**
-   * @internal The follower's sink: what the engine reports, handed to the handle set on it later (the
-   * follower exists before its handle). One object, no closure per report.
-   */
-  static sink(): HandleSink {
-    return new HandleSink();
-  }
-
   /** The task as the app should show it now (a copy). */
   get view(): TaskView {
     const r = this.follower?.view;
@@ -200,20 +192,5 @@ export class TaskHandle {
     this.settled = true;
     this.queue.close(error);
     this.final.reject(error);
-  }
-}
-
-/** What the engine reports to a task's handle (see {@link TaskHandle.sink}). @internal */
-export class HandleSink {
-  /** The handle, once made. */
-  handle: TaskHandle | undefined;
-  emit(events: TaskEvent[]): void {
-    this.handle?.onEvents(events);
-  }
-  finished(task: Task): void {
-    this.handle?.onFinished(task);
-  }
-  failed(error: TetherError): void {
-    this.handle?.onFailed(error);
   }
 }
