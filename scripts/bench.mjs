@@ -126,7 +126,7 @@ if (runs('throughput')) {
         ['1.0', firehose.v1],
         ['0.3', firehose.v03],
       ]) {
-        log(`throughput v${version}: ${CONFIG.throughput.warmup} warm-up + ${CONFIG.throughput.rounds} rounds × (socket, undici, floor, official, raw, handle)`);
+        log(`throughput v${version}: ${CONFIG.throughput.warmup} warm-up + ${CONFIG.throughput.rounds} rounds × (socket, undici, floor, official, raw, handle, handle-events)`);
         results.throughput[version] = await throughputFor({ version, url, wireEvents: firehose.events, ...CONFIG.throughput, log });
       }
     } finally {
@@ -139,7 +139,7 @@ if (runs('throughput')) {
 }
 
 // 2. Heap ----------------------------------------------------------------------------------------
-const HEAP_KINDS = ['floor', 'official', 'raw', 'handle'];
+const HEAP_KINDS = ['floor', 'official', 'raw', 'handle', 'handle-events'];
 if (runs('heap')) {
   results.heapPerOpenTask = { tasks: CONFIG.heapPerOpenTask.tasks, scenario: LONG_TASK };
   for (const kind of HEAP_KINDS) {
@@ -255,6 +255,7 @@ if (results.throughput) {
           row('official', `official @a2a-js/sdk ${sdkPackage.version}`),
           row('raw', 'Tether raw streamMessage()'),
           row('handle', 'Tether handle start() + events()'),
+          row('handle-events', 'Tether handle, keepArtifacts: false'),
         ],
       ),
     );

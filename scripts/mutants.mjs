@@ -76,8 +76,14 @@ const MUTANTS = [
   {
     name: 'an unbounded event buffer (no resync for a late reader)',
     file: task('event-queue.ts'),
-    from: 'if (!this.reader && this.size > this.capacity) {',
+    from: 'if (!this.reader && this.size > Math.max(this.capacity, 2 * this.compacted)) {',
     to: 'if (false) {',
+  },
+  {
+    name: 'keepArtifacts false: a diverged replay not taken into the digest (the next replay of it is shown again)',
+    file: task('reconciler.ts'),
+    from: '    digest.truncate(from);\n',
+    to: '',
   },
   {
     name: 'dedupe windows that never evict',

@@ -177,14 +177,17 @@ async function createRaw({ url, version }) {
   };
 }
 
-/** Tether handle: client.start(), then for await over handle.events() until it ends, then done(). */
-async function createHandle({ url, version }) {
+/**
+ * Tether handle: client.start(), then for await over handle.events() until it ends, then done().
+ * `startOptions`: e.g. `{ keepArtifacts: false }` (an app that renders from events only).
+ */
+async function createHandle({ url, version }, startOptions = {}) {
   const fetch = nodeFetch();
   const client = await connectTether({ url, version, fetch });
   return {
     /** `events`: yielded by events() but connection events, counted apart; also awaits done(). */
     async run(text) {
-      const handle = await client.start(text);
+      const handle = await client.start(text, startOptions);
       let events = 0;
       let connectionEvents = 0;
       for await (const event of handle.events()) {
@@ -195,7 +198,7 @@ async function createHandle({ url, version }) {
       return { events, connectionEvents };
     },
     async open(text) {
-      const handle = await client.start(text);
+      const handle = await client.start(text, startOptions);
       return openIterator(handle.events()[Symbol.asyncIterator](), () => handle.detach());
     },
     /** Detached and finished tasks stay in the store (resumable); an app that is done forgets them. */
@@ -211,6 +214,11 @@ export const CLIENTS = {
   official: { label: `official @a2a-js/sdk ${sdkPackage.version} sendMessageStream()`, short: `@a2a-js/sdk ${sdkPackage.version}`, create: createOfficial },
   raw: { label: 'Tether raw client.streamMessage()', short: 'Tether raw', create: createRaw },
   handle: { label: 'Tether handle client.start() + handle.events()', short: 'Tether handle', create: createHandle },
+  'handle-events': {
+    label: 'Tether handle, keepArtifacts: false (an app that renders from events only)',
+    short: 'handle, no kept artifact',
+    create: (target) => createHandle(target, { keepArtifacts: false }),
+  },
 };
 
 export { connect, createNodeFetch, RESILIENCE_DEFAULTS };

@@ -54,7 +54,7 @@ const READERS = {
  * `wireEvents`: events in one firehose task. Returns per client: median events/s and the rounds.
  */
 export async function throughputFor({ version, url, wireEvents, rounds, warmup, log }) {
-  const kinds = ['socket', 'discard', 'floor', 'official', 'raw', 'handle'];
+  const kinds = ['socket', 'discard', 'floor', 'official', 'raw', 'handle', 'handle-events'];
   const makers = { ...READERS, ...CLIENTS };
   const clients = {};
   const results = {};

@@ -29,7 +29,8 @@ function describe(event: TaskEvent): string {
       return `message  ${textOf(event.message.parts)}`;
     case 'connection':
       if (event.state === 'reconnecting') {
-        return `⚡ dropped (${event.error?.code ?? 'stalled'}${event.error?.status ? ` ${event.error.status}` : ''}) → reconnect #${event.attempt} in ${event.delayMs} ms`;
+        // A stalled stream found behind the agent reconnects at once (no attempt number, no wait).
+        return `⚡ dropped (${event.error?.code ?? 'stalled'}${event.error?.status ? ` ${event.error.status}` : ''}) → reconnect${event.attempt === undefined ? ' now' : ` #${event.attempt} in ${event.delayMs} ms`}`;
       }
       return `⇄ connection ${event.state}`;
     case 'store-error':
@@ -37,7 +38,11 @@ function describe(event: TaskEvent): string {
   }
 }
 
-async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.0' | '0.3'): Promise<void> {
+/**
+ * `keepArtifacts: false` (the second run): the app renders from events only, so the handle keeps no copy
+ * of the artifact — per part only a digest that tells a replayed part from a new one.
+ */
+async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.0' | '0.3', keepArtifacts = true): Promise<void> {
   await using agent = await startTestAgent();
   await using proxy = await startFaultProxy({ target: agent.origin, seed: 7 });
   // JSON-RPC calls are told apart by method, HTTP+JSON ones by path.
@@ -57,8 +62,8 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
   });
   log(`\n── ${label}: ${client.interface.binding} over A2A v${client.interface.protocolVersion}, through a fault proxy at ${proxy.url}`);
 
-  const handle = await client.start('stream updates=6 chunks=60 delayMs=90 unicode=1');
-  log(`   task ${handle.taskId} is in the store; following it…`);
+  const handle = await client.start('stream updates=6 chunks=60 delayMs=90 unicode=1', { keepArtifacts });
+  log(`   task ${handle.taskId} is in the store; following it${keepArtifacts ? '' : ' (keepArtifacts: false: the app renders from events, the handle keeps no copy)'}…`);
   const events: TaskEvent[] = [];
   let quietChunks = 0; // live appends are summarized, everything else is shown
   const flush = (): void => {
@@ -81,8 +86,13 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
   // Check against the agent itself, not through the proxy.
   const direct = await connect(agent.url, { preferredBindings: [binding], protocolVersions: [version] });
   const truth = await direct.getTask(final.id);
-  let rebuilt = '';
-  for (const e of events) if (e.type === 'artifact') rebuilt = (e.append ? rebuilt : '') + textOf(e.parts);
+  let parts: Part[] = [];
+  for (const e of events) {
+    if (e.type !== 'artifact') continue;
+    // `from` (only without kept artifacts): a replay diverged; the parts from that index on are replaced.
+    parts = e.append ? [...parts, ...e.parts] : e.from !== undefined ? [...parts.slice(0, e.from), ...e.parts] : [...e.parts];
+  }
+  const rebuilt = textOf(parts);
   const held = textOf(truth.artifacts[0]?.parts ?? []);
   const drops = events.filter((e) => e.type === 'connection' && e.state === 'reconnecting').length;
   const stats = proxy.stats;
@@ -100,7 +110,7 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
 
 try {
   await run('v1.0 agent', 'JSONRPC', '1.0');
-  await run('v0.3 agent', 'HTTP+JSON', '0.3');
+  await run('v0.3 agent', 'HTTP+JSON', '0.3', false);
   console.log('demo: ok (streams dropped and resumed; results verified against the agent)');
 } catch (error) {
   console.error('demo: FAILED', error);

@@ -235,6 +235,23 @@ describe('recovery paths', () => {
     expect(events.find((e) => e.type === 'connection' && e.state === 'reconnecting')).toMatchObject({ error: { code: 'STREAM_INTERRUPTED' } });
   });
 
+  it('keepArtifacts: false — events still rebuild the artifact across a cut; the view keeps no parts; done() has the final snapshot', async () => {
+    const clock = new ManualScheduler();
+    handlers['SendStreamingMessage'] = (rpc, res) => sseOpen(res, [rpcFrame({ task: task('WORKING', []) }, rpc.id), chunkFrame('c1', false), chunkFrame('c2', true)], true);
+    // The subscription replays the artifact from its start (a replay the digest must recognize), then goes on.
+    handlers['SubscribeToTask'] = (rpc, res) =>
+      sseOpen(res, [rpcFrame({ task: task('WORKING', ['c1', 'c2'], 2) }, rpc.id), chunkFrame('c1', false), chunkFrame('c2', true), chunkFrame('c3', true, true), statusFrame('COMPLETED', 3)], true);
+    handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task('COMPLETED', ['c1', 'c2', 'c3'], 3));
+    const c = await client(clock);
+    const handle = await c.start('go', { keepArtifacts: false });
+    const events = record(handle);
+    const final = (await settle(clock, handle.done())) as Task;
+    expect(rebuild(events)).toBe('c1c2c3');
+    expect(events.filter((e) => e.type === 'artifact').flatMap((e) => (e.type === 'artifact' ? e.parts : []))).toEqual([text('c1'), text('c2'), text('c3')]);
+    expect(handle.view.artifacts).toEqual([{ artifactId: 'a', parts: [] }]);
+    expect(final.artifacts[0]?.parts).toEqual([text('c1'), text('c2'), text('c3')]);
+  });
+
   it('falls back to polling when no subscription ever delivers an event', async () => {
     const clock = new ManualScheduler();
     let polls = 0;

@@ -45,6 +45,14 @@ async function tabs(count: number): Promise<{ agent: TestAgent; hub: FakeTabs; s
 const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('tabs: one client drives a task, the others mirror it', () => {
+  it('keepArtifacts: false is refused under a coordinator (a tab that joins late is sent the kept artifacts)', async () => {
+    const { agent, tab } = await tabs(1);
+    const a = tab[0] as A2AClient;
+    await expect(a.start('stream updates=1 chunks=2', { keepArtifacts: false })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', maybeDelivered: false });
+    await expect(a.resume('any-task', { keepArtifacts: false })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(agent.requests.filter((r) => r.path !== '/.well-known/agent-card.json')).toEqual([]); // nothing was sent
+  });
+
   it('three clients on one task: one stream at the agent; the mirrors see the same events and the same result', async () => {
     const { agent, tab, hub } = await tabs(3);
     // Messages take longer than a lock handover (as a BroadcastChannel may, beside Web Locks): when the

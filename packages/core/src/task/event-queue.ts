@@ -1,6 +1,9 @@
 import { TetherError } from '../errors/tether-error.js';
 import type { TaskEvent } from './task-event.js';
 
+/** Makes a buffer nobody reads small without losing what it says (see `event-merge.ts`). */
+export type Compaction = (events: TaskEvent[], capacity: number) => TaskEvent[];
+
 /**
  * Buffers a handle's events for one reader at a time. While no one reads, at most `capacity`
  * events are kept; past that the buffer is dropped and the next reader first receives a resync
@@ -16,10 +19,17 @@ export class EventQueue {
   /** Why the events ended, when a failure ended them: readers throw it after the last event. */
   failure: unknown;
   private reader: QueueReader | undefined;
+  /** With `merge`: the size of the buffer after its last compaction (it compacts again at twice that). */
+  private compacted = 0;
 
+  /**
+   * `compact`: past `capacity`, the buffer is compacted instead of dropped for a resync — for a follow
+   * that keeps no artifact parts, whose view cannot rebuild them (`event-merge.ts`).
+   */
   constructor(
     private readonly capacity: number,
     private readonly snapshot: () => TaskEvent[],
+    private readonly compact?: Compaction,
   ) {}
 
   private get size(): number {
@@ -30,10 +40,15 @@ export class EventQueue {
     if (this.closed || events.length === 0) return;
     // While a resync is pending the view snapshot will carry status and artifacts: keep only the rest.
     for (const e of events) if (!this.resync || e.type === 'message' || e.type === 'connection') this.items.push(e);
-    if (!this.reader && this.size > this.capacity) {
-      this.items = this.items.slice(this.head).filter((e) => e.type === 'message').slice(-this.capacity);
+    // (`compacted` stays 0 without `compact`: the bound is then `capacity`.)
+    if (!this.reader && this.size > Math.max(this.capacity, 2 * this.compacted)) {
+      const held = this.items.slice(this.head);
       this.head = 0;
-      this.resync = true;
+      if (this.compact) this.compacted = (this.items = this.compact(held, this.capacity)).length;
+      else {
+        this.items = held.filter((e) => e.type === 'message').slice(-this.capacity);
+        this.resync = true;
+      }
     }
     this.reader?.wake();
   }

@@ -26,6 +26,17 @@ export interface FollowOptions {
    * ledger). Called synchronously; what it throws is ignored.
    */
   onResend?: ((resend: Resend) => void) | undefined;
+  /**
+   * `false`: for apps that render from events only. The follow keeps no artifact parts — per part
+   * only a 12-byte digest that tells a replayed part from a new one — so a long artifact costs no
+   * memory here and the parts are not copied. Events carry every part as usual (deduplicated, in
+   * order); `view` and a `done()` built from it list artifacts without parts (a final snapshot from
+   * the agent keeps its parts); a replay that diverges mid-artifact arrives as an event with
+   * `from` (replace the parts from that index on). While no one reads `events()`, artifact events are
+   * merged per artifact instead of being dropped for a resync. Not with tabs (a browser coordinator):
+   * a tab that joins late is sent the artifact, which must be kept. Default `true`.
+   */
+  keepArtifacts?: boolean | undefined;
 }
 
 /** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */

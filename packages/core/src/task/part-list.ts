@@ -1,4 +1,5 @@
 import type { Part } from '../model/types.js';
+import type { HeldParts } from './part-digest.js';
 import { partKey } from './part-key.js';
 
 /** How a part is held: plain text without a media type, plain `text/plain`, or as the object itself. */
@@ -31,7 +32,7 @@ const END = 3;
  * objects. Reading a part back gives an equal part (key order as the decoder writes it); keys are as
  * `partKey` gives.
  */
-export class PartList {
+export class PartList implements HeldParts {
   /** Joined text of plain parts. */
   private readonly blocks: string[] = [];
   /** The decoder's strings of the latest plain parts, not joined yet. */
@@ -58,6 +59,11 @@ export class PartList {
 
   get length(): number {
     return this.count;
+  }
+
+  /** The parts themselves are kept (see {@link HeldParts}). */
+  get kept(): boolean {
+    return true;
   }
 
   push(part: Part): void {

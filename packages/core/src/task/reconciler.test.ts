@@ -25,7 +25,8 @@ function rebuild(events: TaskEvent[]): Map<string, string[]> {
   for (const e of events) {
     if (e.type !== 'artifact') continue;
     const parts = e.parts.map((p) => (p.kind === 'text' ? p.text : JSON.stringify(p)));
-    out.set(e.artifactId, e.append ? [...(out.get(e.artifactId) ?? []), ...parts] : parts);
+    const held = out.get(e.artifactId) ?? [];
+    out.set(e.artifactId, e.append ? [...held, ...parts] : e.from !== undefined ? [...held.slice(0, e.from), ...parts] : parts);
   }
   return out;
 }
@@ -288,7 +289,7 @@ function mulberry32(seed: number): () => number {
 }
 
 describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
-  it('rebuilds the server artifact exactly with no duplicate or regressing status, 10,000 runs', () => {
+  it.each([true, false])('rebuilds the server artifact exactly with no duplicate or regressing status, 10,000 runs (keepArtifacts: %s)', (keep) => {
     for (let seed = 1; seed <= 10_000; seed++) {
       const rand = mulberry32(seed);
       // The last 200 runs are long: their artifacts outgrow what the part list keeps unpacked.
@@ -314,7 +315,7 @@ describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
       log.push(status('completed', n + 1));
       states.push({ ...(states.at(-1) as Task), status: { state: 'completed', timestamp: at(n + 1) } });
 
-      const r = new Reconciler(T, C);
+      const r = new Reconciler(T, C, undefined, keep);
       const app: TaskEvent[] = [];
       let delivered = 0; // how far the client has read the log
       let guard = 0;
@@ -360,14 +361,16 @@ describe('Reconciler: randomized cuts and reconnections (seeded)', () => {
       for (const e of app) {
         if (e.type !== 'artifact') continue;
         const next = e.parts.map((p) => (p.kind === 'text' ? p.text : ''));
-        if (!e.append) shown.length = 0;
+        if (!e.append) shown.length = e.from ?? 0;
         shown.push(...next);
         if (shown.some((v, k) => v !== expected[k])) throw new Error(`seed ${seed}: the app showed ${shown.join()} (final ${expected.join()})`);
       }
       const rebuilt = rebuild(app).get('result') ?? [];
       // The engine's own view (what done() returns without a final check) is exact too.
       const held = r.assembledArtifacts().find((a) => a.artifactId === 'result')?.parts.map((p) => (p.kind === 'text' ? p.text : JSON.stringify(p))) ?? [];
-      if (JSON.stringify(held) !== JSON.stringify(expected)) throw new Error(`seed ${seed}: the view holds ${held.join()} ≠ ${expected.join()}`);
+      // keepArtifacts: false keeps no parts: the view lists the artifact without them.
+      const heldExpected = keep ? expected : [];
+      if (JSON.stringify(held) !== JSON.stringify(heldExpected)) throw new Error(`seed ${seed}: the view holds ${held.join()} ≠ ${heldExpected.join()}`);
       if (JSON.stringify(rebuilt) !== JSON.stringify(expected)) throw new Error(`seed ${seed}: rebuilt ${rebuilt.join()} ≠ ${expected.join()}`);
       const seen = statuses(app);
       if (new Set(seen).size !== seen.length) throw new Error(`seed ${seed}: duplicate status in ${seen.join()}`);
@@ -406,5 +409,57 @@ describe('Reconciler: a resumed stream repeating what several snapshots recovere
     for (const c of ['c2', 'c3', 'c4']) expect(r.applyEvent(chunk('a', c, true))).toEqual([]);
     app.push(...r.applyEvent(chunk('a', 'c5', true, true)));
     expect(rebuild(app).get('a')).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+  });
+});
+
+describe('Reconciler: keepArtifacts false (a digest per part, no parts)', () => {
+  const texts = (parts: readonly Part[]): string[] => parts.map((p) => (p.kind === 'text' ? p.text : ''));
+
+  it('passes live chunks through with their parts, and keeps none of them', () => {
+    const r = new Reconciler(T, C, undefined, false);
+    const app = [chunk('a', 'c1', false), chunk('a', 'c2', true), chunk('a', 'c3', true, true)].flatMap((e) => r.applyEvent(e));
+    expect(rebuild(app).get('a')).toEqual(['c1', 'c2', 'c3']);
+    expect(r.assembledArtifacts()).toEqual([{ artifactId: 'a', name: 'a', parts: [] }]);
+    expect(r.partCount('a')).toBe(3);
+    expect(r.artifactComplete('a')).toBe(true);
+  });
+
+  it('drops an agent replaying every event, by digest, and emits only what runs past', () => {
+    const r = new Reconciler(T, C, undefined, false);
+    const app = [chunk('a', 'c1', false), chunk('a', 'c2', true)].flatMap((e) => r.applyEvent(e));
+    r.newConnection();
+    const replay = [chunk('a', 'c1', false), chunk('a', 'c2', true), chunk('a', 'c3', true)].flatMap((e) => r.applyEvent(e, { recovered: true }));
+    expect(replay).toEqual([{ type: 'artifact', artifactId: 'a', name: 'a', parts: [text('c3')], append: true, lastChunk: false }]);
+    expect(rebuild([...app, ...replay]).get('a')).toEqual(['c1', 'c2', 'c3']);
+  });
+
+  it('a replay that diverges mid-artifact arrives with `from`: the parts after it are replaced', () => {
+    const keepR = new Reconciler(T, C);
+    const digestR = new Reconciler(T, C, undefined, false);
+    const live = [chunk('a', 'c1', false), chunk('a', 'c2', true), chunk('a', 'c3', true)];
+    // The agent re-sends the artifact on resubscribe, but from the second chunk on it says other things.
+    const replay = [chunk('a', 'c1', false), chunk('a', 'x2', true), chunk('a', 'x3', true, true)];
+    const kept = [...live.flatMap((e) => keepR.applyEvent(e)), ...replay.flatMap((e) => keepR.applyEvent(e, { recovered: true }))];
+    const digested = [...live.flatMap((e) => digestR.applyEvent(e)), ...replay.flatMap((e) => digestR.applyEvent(e, { recovered: true }))];
+    const diverged = digested.find((e): e is ArtifactEvent => e.type === 'artifact' && e.from !== undefined);
+    expect(diverged).toMatchObject({ from: 1, append: false, parts: [text('x2')], recovered: true });
+    // An app rebuilding from events ends with the same artifact either way.
+    expect(rebuild(digested).get('a')).toEqual(['c1', 'x2', 'x3']);
+    expect(rebuild(kept).get('a')).toEqual(['c1', 'x2', 'x3']);
+    expect(texts(keepR.assembledArtifacts()[0]?.parts ?? [])).toEqual(['c1', 'x2', 'x3']);
+    // And the digest follows the new content: a later replay of it is dropped.
+    digestR.newConnection();
+    expect(replay.flatMap((e) => digestR.applyEvent(e, { recovered: true }))).toEqual([]);
+  });
+
+  it('a snapshot fills a gap with its missing suffix, and replaces a divergent artifact with its parts', () => {
+    const r = new Reconciler(T, C, undefined, false);
+    r.applyEvent(chunk('a', 'c1', false));
+    const suffix = r.applySnapshot(snapshot('working', 3, [{ artifactId: 'a', name: 'a', parts: [text('c1'), text('c2'), text('c3')] }]), { recovered: true });
+    expect(suffix[0]).toMatchObject({ type: 'artifact', append: true, parts: [text('c2'), text('c3')], recovered: true });
+    const replaced = r.applySnapshot(snapshot('working', 4, [{ artifactId: 'a', name: 'a', parts: [text('other')] }]), { recovered: true });
+    expect(replaced[0]).toMatchObject({ type: 'artifact', append: false, parts: [text('other')], recovered: true });
+    expect(r.isBehind(snapshot('working', 4, [{ artifactId: 'a', name: 'a', parts: [text('other')] }]))).toBe(false);
+    expect(r.isBehind(snapshot('working', 4, [{ artifactId: 'a', name: 'a', parts: [text('other'), text('more')] }]))).toBe(true);
   });
 });

@@ -2,12 +2,14 @@ import { TetherError } from '../errors/tether-error.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Artifact, Message, Part, StreamEvent, Task, TaskState, TaskStatus } from '../model/types.js';
 import { partKey } from './part-key.js';
+import { PartDigest, type HeldParts } from './part-digest.js';
 import { PartList } from './part-list.js';
 import type { ArtifactEvent, StatusEvent, TaskEvent } from './task-event.js';
 
 interface LocalArtifact {
   artifact: Omit<Artifact, 'parts'>;
-  parts: PartList;
+  /** The parts (a {@link PartList}), or only what compares them (a {@link PartDigest}: `keepArtifacts: false`). */
+  parts: HeldParts;
   complete: boolean;
   /** After a replayed prefix: the position the following replayed appends should match. */
   replayCursor: number | undefined;
@@ -128,10 +130,15 @@ export class Reconciler {
   /** The pause `reply()` answered, until the agent shows a state that is not that pause. */
   private answered: TaskState | undefined;
 
+  /**
+   * `keepArtifacts: false`: artifacts are held as digests (no parts: the view and a result built from
+   * it carry none); events carry every part as usual.
+   */
   constructor(
     readonly taskId: string,
     contextId = '',
     windows: ReconcilerWindows = WINDOWS,
+    private readonly keepArtifacts = true,
   ) {
     this.contextId = contextId;
     this.seenMessages = new BoundedSet(windows.messages);
@@ -281,7 +288,7 @@ export class Reconciler {
     const { parts, ...rest } = artifact;
     const local: LocalArtifact = {
       artifact: rest,
-      parts: PartList.from(parts),
+      parts: this.keepArtifacts ? PartList.from(parts) : PartDigest.from(parts),
       complete,
       replayCursor: undefined,
       overlap: undefined,
@@ -323,6 +330,7 @@ export class Reconciler {
       if (cursor < local.parts.length && start < keys.length) {
         // The replay diverges from what we hold: the agent's artifact is our matched prefix plus these parts.
         local.replayCursor = undefined;
+        if (!local.parts.kept) return [this.divergedDigest(local, cursor, artifact.parts.slice(start), lastChunk)];
         const parts = [...local.parts.slice(0, cursor), ...artifact.parts.slice(start)];
         const rebuilt = this.replaceLocal({ ...local.artifact, parts }, lastChunk);
         return [this.artifactEvent(rebuilt, parts, false, lastChunk, true)];
@@ -339,6 +347,20 @@ export class Reconciler {
     for (const part of added) local.parts.push(part);
     local.complete = lastChunk;
     return [this.artifactEvent(local, added, true, lastChunk, false)];
+  }
+
+  /**
+   * A replay that diverged after `from` parts, where the parts are not kept: the app has the first
+   * `from` from earlier events; the event says to replace what follows them with `parts`.
+   */
+  private divergedDigest(local: LocalArtifact, from: number, parts: Part[], lastChunk: boolean): ArtifactEvent {
+    const digest = local.parts as PartDigest;
+    digest.truncate(from);
+    for (const part of parts) digest.push(part);
+    local.complete = lastChunk;
+    const event = this.artifactEvent(local, parts, false, lastChunk, true);
+    event.from = from;
+    return event;
   }
 
   /**

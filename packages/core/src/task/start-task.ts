@@ -6,6 +6,8 @@ import { TaskFollower, type DeliveryMode, type FollowOptions } from './follower.
 import { canLease, isActiveRecord, TASK_RECORD_VERSION, type TaskRecord } from '../store/task-store.js';
 import { TaskHandle } from './task-handle.js';
 import { storeWriteFailed } from './store-writer.js';
+import { compactEvents } from './event-merge.js';
+import type { Compaction } from './event-queue.js';
 import type { Task } from '../model/types.js';
 import type { FollowerSink } from './follow-types.js';
 import type { TaskEvent } from './task-event.js';
@@ -52,17 +54,32 @@ function chooseMode(context: FollowContext, delivery: FollowOptions['delivery'])
   return 'stream';
 }
 
+/** A follow that keeps no artifact parts cannot resync its events from its view: its buffer merges them instead. */
+function compactionFor(keepArtifacts: boolean | undefined): Compaction | undefined {
+  return keepArtifacts === false ? compactEvents : undefined;
+}
+
+/** Tabs send a tab that joins late the artifacts, so a follow under a coordinator must keep them. */
+function refuseUnkeptWithTabs(context: FollowContext, keepArtifacts: boolean | undefined): void {
+  if (keepArtifacts === false && context.coordinator) {
+    throw new TetherError('INVALID_ARGUMENT', 'keepArtifacts: false does not work with tabs (a tab that joins late is sent the kept artifacts)', {
+      maybeDelivered: false,
+    });
+  }
+}
+
 /**
  * Sends a message and follows the task it creates. Resolves once the task id is in the store
  * (G1) — or with a message handle when the agent answered directly.
  */
 export async function startTask(context: FollowContext, input: MessageInput, options: StartOptions = {}): Promise<TaskHandle> {
-  const { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, ...send } = options;
+  const { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, ...send } = options;
+  refuseUnkeptWithTabs(context, keepArtifacts);
   const message = toMessage(input, context.newId);
   const sink = new HandleSink();
-  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend });
+  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
-  const handle = (sink.handle = new TaskHandle(context, follower));
+  const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(keepArtifacts)));
   const ack = await follower.start(message, chooseMode(context, delivery), send);
   if (ack.kind === 'message') return new TaskHandle(context, undefined, ack.message);
   try {
@@ -114,6 +131,7 @@ export async function resumeTask(
 ): Promise<TaskHandle | undefined> {
   const { client, store, scheduler } = context;
   if (taskId === '') throw new TetherError('INVALID_ARGUMENT', 'a task id is needed', { maybeDelivered: false });
+  refuseUnkeptWithTabs(context, options.keepArtifacts);
   // Several processes share the store: the lease first, then the record, read as its holder (a former
   // holder's later writes are fenced out, so what is read here is not overwritten by one).
   const asked = scheduler.now();
@@ -184,7 +202,7 @@ export async function resumeTask(
     mode,
     pushConfigId: record?.pushConfigId,
   });
-  const handle = (sink.handle = new TaskHandle(context, follower));
+  const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(options.keepArtifacts)));
   if (lease) follower.holdLease(lease, asked);
   if (context.coordinator) {
     // Tabs: drive the task if no other tab does; else mirror the one that does, and take over when it goes.

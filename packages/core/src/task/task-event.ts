@@ -43,6 +43,12 @@ export interface ArtifactEvent {
   append: boolean;
   lastChunk: boolean;
   recovered?: true | undefined;
+  /**
+   * Only when the follow keeps no artifact parts (`keepArtifacts: false`) and a replay diverged from
+   * what it had emitted: `parts` replace the artifact's parts from index `from` on; the parts before
+   * `from` stay as the app has them. (`append` is then `false`.)
+   */
+  from?: number | undefined;
 }
 
 /** A message from the agent inside the task's stream. */

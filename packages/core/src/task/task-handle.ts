@@ -2,7 +2,7 @@ import { TetherError } from '../errors/tether-error.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { Message, Task } from '../model/types.js';
 import type { SendOptions } from '../transport/transport.js';
-import { EventQueue } from './event-queue.js';
+import { EventQueue, type Compaction } from './event-queue.js';
 import type { FollowContext } from './follow-context.js';
 import { LazyResult } from './follow-types.js';
 import type { CancelOptions, CancelOutcome, TaskFollower } from './follower.js';
@@ -27,12 +27,14 @@ export class TaskHandle {
   private settled = false;
 
   /** @internal Use `client.start()` / `client.resume()`. */
+  /** `compact`: how the events buffer shrinks while nobody reads (a follow that keeps no artifact parts). */
   constructor(
     private readonly context: FollowContext,
     private readonly follower: TaskFollower | undefined,
     message?: Message,
+    compact?: Compaction,
   ) {
-    this.queue = new EventQueue(context.resilience.maxBufferedEvents, () => this.resyncEvents());
+    this.queue = new EventQueue(context.resilience.maxBufferedEvents, () => this.resyncEvents(), compact);
     this.message = message;
     if (message !== undefined || !follower) {
       this.kind = 'message';
