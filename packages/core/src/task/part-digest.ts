@@ -31,6 +31,12 @@ export interface HeldParts {
   slice(from?: number, to?: number): Part[];
 }
 
+/** Whether the first `n` parts held have the first `n` of `keys` (both have at least `n`). */
+export function firstKeysMatch(held: Pick<HeldParts, 'hasKey'>, keys: readonly string[], n: number): boolean {
+  for (let i = 0; i < n; i++) if (!held.hasKey(i, keys[i] as string)) return false;
+  return true;
+}
+
 /**
  * What a follow keeps of an artifact when the app renders from events only (`keepArtifacts: false`):
  * no part, only what tells a replayed part from a new one — per part two 32-bit hashes of its key
@@ -80,15 +86,11 @@ export class PartDigest implements HeldParts {
   }
 
   startsWith(keys: readonly string[]): boolean {
-    if (keys.length > this.count) return false;
-    for (let i = 0; i < keys.length; i++) if (!this.hasKey(i, keys[i] as string)) return false;
-    return true;
+    return keys.length <= this.count && firstKeysMatch(this, keys, keys.length);
   }
 
   isPrefixOf(keys: readonly string[]): boolean {
-    if (this.count > keys.length) return false;
-    for (let i = 0; i < this.count; i++) if (!this.hasKey(i, keys[i] as string)) return false;
-    return true;
+    return this.count <= keys.length && firstKeysMatch(this, keys, this.count);
   }
 
   /** No parts are kept: always empty. */

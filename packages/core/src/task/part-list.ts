@@ -1,5 +1,5 @@
 import type { Part } from '../model/types.js';
-import type { HeldParts } from './part-digest.js';
+import { firstKeysMatch, type HeldParts } from './part-digest.js';
 import { partKey } from './part-key.js';
 
 /** How a part is held: plain text without a media type, plain `text/plain`, or as the object itself. */
@@ -151,15 +151,11 @@ export class PartList implements HeldParts {
 
   /** Whether `keys` are the keys of this list's first parts. */
   startsWith(keys: readonly string[]): boolean {
-    if (keys.length > this.count) return false;
-    for (let i = 0; i < keys.length; i++) if (!this.hasKey(i, keys[i] as string)) return false;
-    return true;
+    return keys.length <= this.count && firstKeysMatch(this, keys, keys.length);
   }
 
   /** Whether this list's keys are the first of `keys`. */
   isPrefixOf(keys: readonly string[]): boolean {
-    if (this.count > keys.length) return false;
-    for (let i = 0; i < this.count; i++) if (!this.hasKey(i, keys[i] as string)) return false;
-    return true;
+    return this.count <= keys.length && firstKeysMatch(this, keys, this.count);
   }
 }
