@@ -19,7 +19,7 @@ export class EventQueue {
   /** Why the events ended, when a failure ended them: readers throw it after the last event. */
   failure: unknown;
   private reader: QueueReader | undefined;
-  /** With `merge`: the size of the buffer after its last compaction (it compacts again at twice that). */
+  /** With `compact`: the size of the buffer after its last compaction (it compacts again at twice that). */
   private compacted = 0;
 
   /**
