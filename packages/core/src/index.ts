@@ -23,7 +23,7 @@ export { DEFAULTS } from './defaults.js';
 export { RESILIENCE_DEFAULTS } from './task/resilience.js';
 export type { ResilienceOptions } from './task/resilience.js';
 
-export { TaskHandle } from './task/task-handle.js';
+export type { TaskHandle } from './task/task-handle.js';
 export type { CancelOutcome, CancelOptions, FollowOptions } from './task/follower.js';
 export type { Resend } from './task/delivery.js';
 export type { StartOptions, ResumeOptions } from './task/start-task.js';
