@@ -46,6 +46,8 @@ export function connect(url: string | URL, options: BrowserConnectOptions = {}):
   // Neither push delivery nor leases: a web app's bundle holds neither's code (connect refuses both).
   return connectWithParts({}, url, {
     ...core,
+    // Trace headers cross origins only where the app says the agent's CORS allows them.
+    traceHeaders: core.traceHeaders ?? 'same-origin',
     fetch: core.fetch ?? withCorsHint(globalThis.fetch.bind(globalThis)),
     coordinator,
     networkSignals: core.networkSignals ?? (lifecycle === false ? undefined : pageNetworkSignals()),

@@ -116,4 +116,16 @@ export {
 export type { A2AErrorOptions } from './errors/a2a-errors.js';
 
 export type { AuthOptions, TokenProvider, TokenRequest, HeaderRequest } from './auth/auth-options.js';
+export type {
+  TetherPlugin,
+  RequestInfo,
+  RequestOutcome,
+  RequestHeaders,
+  LifecycleEvent,
+  LifecycleBase,
+  AgentRef,
+  TaskRef,
+} from './observe/plugin.js';
+export type { LifecycleListener } from './observe/watch.js';
+export type { TraceContext } from './observe/trace-context.js';
 export type { FetchLike } from './http/fetch-like.js';

@@ -92,9 +92,19 @@ function importCycles(graph: Map<string, string[]>): string[][] {
 
 describe('layering of core', () => {
   // http/ is the mechanism (fetch, redirects, timeouts, typed errors); auth/ is policy on top of it.
-  it('http/ imports nothing but itself and errors/', () => {
+  // observe/ (plugins, trace context) is what http/ tells of each request.
+  it('http/ imports nothing but itself, errors/ and observe/', () => {
     const folders = importedFolders('http');
-    expect(Object.fromEntries([...folders].filter(([folder]) => folder !== '.' && folder !== 'errors'))).toEqual({});
+    expect(Object.fromEntries([...folders].filter(([folder]) => !['.', 'errors', 'observe'].includes(folder)))).toEqual({});
+  });
+
+  it('observe/ imports nothing but itself, errors/, and the types of model/ and task events', () => {
+    const folders = importedFolders('observe');
+    expect(Object.fromEntries([...folders].filter(([folder]) => !['.', 'errors', 'model', 'task'].includes(folder)))).toEqual({});
+    const fromTask = readdirSync(join(SRC, 'observe'))
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => [...readFileSync(join(SRC, 'observe', f), 'utf8').matchAll(/from '\.\.\/task\/([^']+)'/g)].map((m) => m[1]));
+    expect(new Set(fromTask)).toEqual(new Set(['task-event.js']));
   });
 
   it('in task/, only the handle and start-task import the follow loop', () => {

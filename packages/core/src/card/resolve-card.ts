@@ -100,7 +100,8 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
       }
       throw error;
     }
-    const { response, link, context, secrets } = open;
+    const { response, link, context, secrets, observed } = open;
+    let failure: unknown;
     try {
       if (response.status === 304 && cached) {
         await response.body?.cancel().catch(() => undefined);
@@ -133,8 +134,12 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
         });
       }
       return { card, url: response.url || url, fromCache: false };
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       link.dispose();
+      observed?.end(failure);
     }
   }
   throw new TetherError('CARD_NOT_FOUND', `no agent card found; tried ${tried.map((u) => redact(u)).join(', ')} (all 404)`, {

@@ -32,6 +32,9 @@ import type { ResumeOptions, StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
 import type { Scheduler } from '../util/scheduler.js';
 import { retryUnary } from './retry-unary.js';
+import type { LifecycleListener, Watch } from '../observe/watch.js';
+import type { LifecycleEvent } from '../observe/plugin.js';
+import { redact } from '../errors/redact.js';
 
 /** What the client was built from; internal to `connect()`. */
 export interface A2AClientInit {
@@ -63,6 +66,8 @@ export interface A2AClientInit {
   resilience: ResilienceOptions;
   scheduler: Scheduler;
   random: () => number;
+  /** The plugins and lifecycle listeners (`connect(url, { plugins })`, `client.observe()`). */
+  watch: Watch;
 }
 
 /** What the binding of `candidates[index]` is given. */
@@ -106,6 +111,32 @@ export class A2AClient {
   constructor(private readonly init: A2AClientInit) {
     this.cardValue = init.card;
     this.transport = init.transport;
+    this.told();
+  }
+
+  /** What the plugins are told of the agent: its card's name and URL, and the version of the interface in use. */
+  private told(): void {
+    const watch = this.init.watch;
+    watch.agent = { name: this.cardValue.name, url: redact(this.init.cardUrl) };
+    watch.protocolVersion = this.init.candidates[this.index]?.protocolVersion;
+  }
+
+  /**
+   * Calls `listener` with every lifecycle event of this client — requests, tasks created, state and
+   * connection changes, artifacts, pauses, cancels (docs/observability.md) — until the returned
+   * function is called. Events carry ids, states, sizes and times, never content or credentials. A
+   * listener that throws is reported once on the console and never breaks a call.
+   */
+  observe(listener: LifecycleListener): () => void {
+    if (typeof listener !== 'function') throw new TetherError('INVALID_ARGUMENT', 'observe: the listener is not a function', { maybeDelivered: false });
+    const { watch } = this.init;
+    const own = (event: LifecycleEvent): void => listener(event);
+    watch.listeners.add(own);
+    // The hooks come with the engine's code, which connect() started loading.
+    const engine = taskEngine.now;
+    if (engine) watch.hooks ??= new engine.Observers(watch);
+    else void taskEngine.get().then((loaded) => (watch.hooks ??= new loaded.Observers(watch)), () => undefined);
+    return () => void watch.listeners.delete(own);
   }
 
   /** The agent card (normalized). Replaced by the extended card after `getExtendedCard()`. */
@@ -172,6 +203,7 @@ export class A2AClient {
     this.index++;
     this.transport = undefined;
     this.loading = undefined;
+    this.told();
   }
 
   private async run<T>(call: (transport: Transport) => Promise<T>): Promise<T> {
@@ -308,6 +340,7 @@ export class A2AClient {
 
   /** What every task of this client shares: built by the engine, once, when its code is here. */
   private followContext(engine: Engine): FollowContext {
+    this.init.watch.hooks ??= new engine.Observers(this.init.watch);
     this.engineContext ??= engine.followContext(
       {
         run: (call) => this.run(call),
@@ -381,6 +414,7 @@ export class A2AClient {
     let card = (await cardReader.get()).normalizeCard(raw, this.init.cardUrl);
     if (this.init.verifyCard) card = await verifiedCard(this.init.verifyCard, card, { url: this.init.cardUrl, signal: options?.signal });
     this.cardValue = card;
+    this.told();
     return card;
   }
 }

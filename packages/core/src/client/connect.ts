@@ -23,6 +23,8 @@ import { HttpClient } from '../http/http-client.js';
 import { openClient, type A2AClient } from './a2a-client.js';
 import { randomId } from '../model/message-input.js';
 import { checkMaxRetries, retryUnary } from './retry-unary.js';
+import { Watch } from '../observe/watch.js';
+import type { TetherPlugin } from '../observe/plugin.js';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions extends NegotiationPreferences {
@@ -41,6 +43,18 @@ export interface ConnectOptions extends NegotiationPreferences {
   auth?: AuthOptions | undefined;
   /** Headers added to every request (not treated as credentials: use `auth.headers` for secrets). */
   headers?: Record<string, string> | undefined;
+  /**
+   * Interceptors and observers of every request, stream and task of the client, run in this order
+   * (`@a2a-tether/otel`'s `otel()` is one; docs/observability.md). A plugin that throws never breaks a call.
+   */
+  plugins?: readonly TetherPlugin[] | undefined;
+  /**
+   * Where W3C trace context headers (`traceparent`, `tracestate`) are sent: `true` (default in core and
+   * Node) on every request; `'same-origin'` (the browser package's default) only to the page's own origin,
+   * since a cross-origin agent whose CORS does not allow these headers would fail the request — set `true`
+   * once it does; `false` never (a plugin may still set them).
+   */
+  traceHeaders?: boolean | 'same-origin' | undefined;
   /** Extension URIs to activate on every call. */
   extensions?: string[] | undefined;
   /** Default time limit of calls (see {@link DEFAULTS}.timeoutMs); for retried calls, of each attempt. */
@@ -189,6 +203,7 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
     });
   }
   const fetch = options.fetch ?? defaultFetch();
+  const watch = new Watch(options.plugins);
   const scheduler = options.scheduler ?? realScheduler;
   const now = options.now ?? (() => scheduler.now());
   const auth = options.auth ?? {};
@@ -207,6 +222,8 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
   // Reading the card and following tasks come after the card's round trip: their code loads during it.
   cardReader.preload();
   taskEngine.preload();
+  // Plugins see every request, the card's first: their hooks come with the engine's code (D29).
+  if (watch.plugins.length > 0) watch.hooks ??= new (await taskEngine.get()).Observers(watch);
   let card: AgentCard;
   let cardUrl: string;
   if (options.card !== undefined) {
@@ -221,6 +238,8 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
       timeoutMs,
       maxResponseBytes,
       now,
+      watch,
+      traceHeaders: options.traceHeaders,
     });
     const wantsV1 = !options.protocolVersions || options.protocolVersions.includes('1.0');
     const fetchCard = (): ReturnType<typeof resolveCard> =>
@@ -253,8 +272,11 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
     timeoutMs,
     maxResponseBytes,
     now,
+    watch,
+    traceHeaders: options.traceHeaders,
   });
   return openClient({
+    watch,
     card,
     cardUrl,
     verifyCard: options.verifyCard,

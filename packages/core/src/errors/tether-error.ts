@@ -94,6 +94,13 @@ export type TetherErrorCode =
    * or the lookup failed): it is not attempted again. The ledger entry says `unresolved`.
    */
   | 'ACTION_UNRESOLVED'
+  /** A plugin's `onRequest` refused the request (`connect(url, { plugins })`): nothing was sent. */
+  | 'PLUGIN_REFUSED'
+  /**
+   * A plugin's hook threw. Never thrown to the caller: reported as a `plugin-failed` lifecycle event,
+   * and the call goes on without that plugin's changes. The message names the plugin and the hook.
+   */
+  | 'PLUGIN_FAILED'
   /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
   | 'A2A_ERROR';
 
@@ -139,6 +146,7 @@ const LOCAL_CODES: ReadonlySet<TetherErrorCode> = new Set([
   'UNSUPPORTED_OPERATION',
   'NO_COMPATIBLE_INTERFACE',
   'ADDRESS_NOT_ALLOWED',
+  'PLUGIN_REFUSED',
 ]);
 
 function defaultRetryable(code: TetherErrorCode, status: number | undefined): boolean {

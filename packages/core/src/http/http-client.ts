@@ -8,6 +8,9 @@ import { LinkedSignal } from './linked-signal.js';
 import { causeCode, describeCause, readText, snippet } from './read-body.js';
 import type { AppliedCredentials, RequestCredentials } from './request-credentials.js';
 import { parseRetryAfter } from './retry-after.js';
+import { setHeader } from '../observe/headers.js';
+import type { Watch, WatchedRequest } from '../observe/watch.js';
+import { childTraceparent, type RequestTrace } from '../observe/trace-context.js';
 
 /** One HTTP exchange, described in protocol terms. */
 export interface HttpRequest {
@@ -26,6 +29,8 @@ export interface HttpRequest {
   taskId?: string | undefined;
   /** Non-2xx statuses to hand back instead of throwing (e.g. 304 for revalidation). */
   passStatuses?: number[] | undefined;
+  /** The trace context to continue (the caller's, or the task's); none: a new trace. */
+  trace?: RequestTrace | undefined;
 }
 
 /** A JSON answer with the context it came with (status included, for error messages). */
@@ -34,6 +39,8 @@ export interface JsonAnswer {
   context: ErrorContext;
   /** The credential values sent, to redact from what errors quote of the answer. */
   secrets: string[];
+  /** The request as plugins see it, when any watch (its end is reported by {@link HttpClient.settle}). */
+  observed?: WatchedRequest | undefined;
 }
 
 /** An open (2xx) answer whose body is still to be read; `link` must be disposed when done. */
@@ -43,6 +50,8 @@ export interface OpenResponse {
   context: ErrorContext;
   /** The credential values sent, to redact from what errors quote of the answer. */
   secrets: string[];
+  /** The request as plugins see it, when any watch (the stream reports its events and its end). */
+  observed?: WatchedRequest | undefined;
 }
 
 /** Options of {@link HttpClient}. */
@@ -55,6 +64,10 @@ export interface HttpClientOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   now?: (() => number) | undefined;
+  /** The client's plugins and lifecycle listeners. */
+  watch?: Watch | undefined;
+  /** Where `traceparent`/`tracestate` go (see `ConnectOptions.traceHeaders`); default `true`. */
+  traceHeaders?: boolean | 'same-origin' | undefined;
 }
 
 // The request surely never reached the agent: safe to retry elsewhere, even a send.
@@ -101,34 +114,57 @@ export class HttpClient {
   async json(request: HttpRequest): Promise<JsonAnswer> {
     const open = await this.open(request);
     try {
-      const { response, context, secrets } = open;
-      const text = await readText(response, this.options.maxResponseBytes, context).catch((error: unknown) => {
-        throw open.link.errorFor(context, this.timeoutOf(request), error) ?? error;
-      });
-      if (text.trim() === '') {
-        if (request.expect === 'any') return { body: undefined, context, secrets };
-        throw new TetherError('INVALID_RESPONSE', 'empty body where JSON was expected', context);
-      }
-      const type = response.headers.get('content-type') ?? '';
-      if (type && !isJsonType(type)) {
-        const quoted = quotableHead(text, secrets, MAX_ERROR_BODY);
-        throw new TetherError('UNEXPECTED_CONTENT_TYPE', `expected JSON, got ${type}: ${snippet(quoted)}`, {
-          ...context,
-          bodySnippet: snippet(quoted, 512),
-        });
-      }
-      try {
-        return { body: JSON.parse(text) as unknown, context, secrets };
-      } catch (error) {
-        const quoted = quotableHead(text, secrets, MAX_ERROR_BODY);
-        throw new TetherError('INVALID_RESPONSE', `body is not valid JSON: ${snippet(quoted)}`, {
-          ...context,
-          bodySnippet: snippet(quoted, 512),
-          cause: parseCause(error, text, secrets),
-        });
-      }
+      return await this.readJson(request, open);
+    } catch (error) {
+      open.observed?.end(error);
+      throw error;
     } finally {
       open.link.dispose();
+    }
+  }
+
+  /**
+   * Runs what makes a JSON answer the call's result (the envelope's checks, the decoder) and reports
+   * the request's end to the plugins with its outcome: the result, or the typed error it ends with.
+   */
+  settle<T>(answer: JsonAnswer, finish: () => T): T {
+    let result: T;
+    try {
+      result = finish();
+    } catch (error) {
+      answer.observed?.end(error);
+      throw error;
+    }
+    answer.observed?.end();
+    return result;
+  }
+
+  private async readJson(request: HttpRequest, open: OpenResponse): Promise<JsonAnswer> {
+    const { response, context, secrets } = open;
+    const text = await readText(response, this.options.maxResponseBytes, context).catch((error: unknown) => {
+      throw open.link.errorFor(context, this.timeoutOf(request), error) ?? error;
+    });
+    if (text.trim() === '') {
+      if (request.expect === 'any') return { body: undefined, context, secrets, observed: open.observed };
+      throw new TetherError('INVALID_RESPONSE', 'empty body where JSON was expected', context);
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (type && !isJsonType(type)) {
+      const quoted = quotableHead(text, secrets, MAX_ERROR_BODY);
+      throw new TetherError('UNEXPECTED_CONTENT_TYPE', `expected JSON, got ${type}: ${snippet(quoted)}`, {
+        ...context,
+        bodySnippet: snippet(quoted, 512),
+      });
+    }
+    try {
+      return { body: JSON.parse(text) as unknown, context, secrets, observed: open.observed };
+    } catch (error) {
+      const quoted = quotableHead(text, secrets, MAX_ERROR_BODY);
+      throw new TetherError('INVALID_RESPONSE', `body is not valid JSON: ${snippet(quoted)}`, {
+        ...context,
+        bodySnippet: snippet(quoted, 512),
+        cause: parseCause(error, text, secrets),
+      });
     }
   }
 
@@ -139,14 +175,40 @@ export class HttpClient {
   async open(request: HttpRequest): Promise<OpenResponse> {
     const timeoutMs = this.timeoutOf(request);
     const link = new LinkedSignal(request.signal, timeoutMs);
+    const headers = this.traceHeaders(request);
+    // Plugins see the request before it is sent, and may refuse it (nothing sent).
+    let observed: WatchedRequest | undefined;
     try {
-      const { response, context, secrets } = await this.exchange(request, link, timeoutMs);
-      if (request.expect === 'sse') await this.checkEventStream(response, context, link, timeoutMs, secrets);
-      return { response, link, context, secrets };
+      observed = this.options.watch?.hooks?.begin(
+        { operation: request.operation, method: request.method, url: String(request.url), taskId: request.taskId, stream: request.expect === 'sse', parent: request.trace },
+        headers,
+      );
     } catch (error) {
       link.dispose();
       throw error;
     }
+    const traceparent = headers['traceparent'];
+    if (traceparent !== undefined) request.trace?.sent?.(traceparent);
+    try {
+      const { response, context, secrets } = await this.exchange(request, link, timeoutMs, headers);
+      if (observed) observed.status = response.status;
+      if (request.expect === 'sse') await this.checkEventStream(response, context, link, timeoutMs, secrets);
+      return { response, link, context, secrets, observed };
+    } catch (error) {
+      link.dispose();
+      observed?.end(error);
+      throw error;
+    }
+  }
+
+  /** W3C trace context: a new span of the request under the one it continues (or of a new trace). */
+  private traceHeaders(request: HttpRequest): Record<string, string> {
+    const where = this.options.traceHeaders ?? true;
+    // A page's cross-origin request with a header its agent's CORS does not allow would fail.
+    if (where === false || (where === 'same-origin' && new URL(request.url).origin !== (globalThis as { location?: { origin?: string } }).location?.origin)) return {};
+    const headers: Record<string, string> = { traceparent: childTraceparent(request.trace?.traceparent) };
+    if (request.trace?.tracestate) headers['tracestate'] = request.trace.tracestate;
+    return headers;
   }
 
   private timeoutOf(request: HttpRequest): number | undefined {
@@ -157,6 +219,7 @@ export class HttpClient {
     request: HttpRequest,
     link: LinkedSignal,
     timeoutMs: number | undefined,
+    traced: Record<string, string>,
   ): Promise<{ response: Response; context: ErrorContext; secrets: string[] }> {
     let url = new URL(request.url);
     let method = request.method;
@@ -178,11 +241,10 @@ export class HttpClient {
         sent.push(...fresh);
         context = { ...context, url: redact(url.href, { secrets: sent }) };
       }
-      const headers: Record<string, string> = {
-        ...this.options.headers,
-        ...request.headers,
-        ...applied.headers,
-      };
+      const headers: Record<string, string> = { ...this.options.headers, ...request.headers };
+      // Trace context and plugins' headers over the caller's; credentials over everything.
+      for (const [name, value] of Object.entries(traced)) setHeader(headers, name, value);
+      for (const [name, value] of Object.entries(applied.headers)) setHeader(headers, name, value);
       if (body !== undefined) headers['Content-Type'] ??= 'application/json';
       // Aborted before the first request went out (e.g. a signal that had already fired): nothing was sent.
       const unsent = hop === 0 && link.signal.aborted;

@@ -2,7 +2,7 @@ import type { AgentCard, ProtocolVersion } from '../card/card-types.js';
 import { redact } from '../errors/redact.js';
 import type { Message } from '../model/types.js';
 import type { SendParams } from '../protocol/encoder.js';
-import type { SendOptions, Transport } from '../transport/transport.js';
+import type { CallOptions, SendOptions, SubscribeOptions, Transport } from '../transport/transport.js';
 import type { AgentFacts, FollowContext } from './follow-context.js';
 import { StreamSlots } from './stream-slots.js';
 
@@ -51,6 +51,12 @@ function agentFacts({ card, cardUrl, protocolVersion }: ReturnType<EngineHost['a
 export function followContext(host: EngineHost, settings: FollowSettings): FollowContext {
   const run = <T>(call: (transport: Transport) => Promise<T>): Promise<T> => host.run(call);
   const { leaseOwner, maxStreams, ...shared } = settings;
+  const following: FollowContext['following'] = new Map();
+  // A task's requests continue its follow's trace (unless the call names one).
+  const traced = <O extends CallOptions>(taskId: string | undefined, options: O): O => {
+    const trace = taskId === undefined || options.traceContext ? undefined : following.get(taskId)?.options.traceContext;
+    return trace ? { ...options, traceContext: trace } : options;
+  };
   let seen: ReturnType<EngineHost['agent']> | undefined;
   let facts: AgentFacts | undefined;
   return {
@@ -65,17 +71,17 @@ export function followContext(host: EngineHost, settings: FollowSettings): Follo
         }
         return facts;
       },
-      sendMessage: (message, options) => run((t) => t.sendMessage(sendParams(message, options), options)),
-      openStream: (message, options, signal) => run((t) => t.openStream(sendParams(message, options), options, signal)),
-      openSubscription: (taskId, lastEventId, signal) => run((t) => t.openSubscription(taskId, { lastEventId }, signal)),
-      getTask: (taskId, options) => run((t) => t.getTask(taskId, options.historyLength, options)),
+      sendMessage: (message, options) => run((t) => t.sendMessage(sendParams(message, options), traced(message.taskId, options))),
+      openStream: (message, options, signal) => run((t) => t.openStream(sendParams(message, options), traced(message.taskId, options), signal)),
+      openSubscription: (taskId, lastEventId, signal) => run((t) => t.openSubscription(taskId, traced<SubscribeOptions>(taskId, { lastEventId }), signal)),
+      getTask: (taskId, options) => run((t) => t.getTask(taskId, options.historyLength, traced(taskId, options))),
       listTasks: (query, options) => run((t) => t.listTasks(query, options)),
-      cancelTask: (taskId, options) => run((t) => t.cancelTask(taskId, options.metadata, options)),
-      createPushConfig: (config, options) => run((t) => t.createPushConfig(config, options)),
-      deletePushConfig: (taskId, configId, options) => run((t) => t.deletePushConfig(taskId, configId, options)),
+      cancelTask: (taskId, options) => run((t) => t.cancelTask(taskId, options.metadata, traced(taskId, options))),
+      createPushConfig: (config, options) => run((t) => t.createPushConfig(config, traced(config.taskId, options))),
+      deletePushConfig: (taskId, configId, options) => run((t) => t.deletePushConfig(taskId, configId, traced(taskId, options))),
     },
     owner: leaseOwner,
-    following: new Map(),
+    following,
     streamSlots: new StreamSlots(maxStreams),
   };
 }

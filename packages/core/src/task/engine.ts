@@ -4,3 +4,4 @@ export { followContext } from './engine-client.js';
 export type { EngineHost, FollowSettings } from './engine-client.js';
 export { startTask, resumeTask } from './start-task.js';
 export { listRecords } from './records.js';
+export { Observers } from '../observe/observers.js';

@@ -7,6 +7,8 @@ import type { ResilienceOptions } from './resilience.js';
 import type { StoreLease } from '../store/task-store.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { NetworkSignals, TaskCoordinator } from './coordinator.js';
+import type { Watch } from '../observe/watch.js';
+import type { TraceContext } from '../observe/trace-context.js';
 
 /** What the engine must know about the agent it follows tasks on. */
 export interface AgentFacts {
@@ -75,8 +77,10 @@ export interface FollowContext {
   parts: EngineParts;
   /** This client's name as a lease owner (unique per client; see `ConnectOptions.leaseOwner`). */
   owner: string;
-  /** The tasks this client follows right now (`resumeAll()` skips them). */
-  following: Map<string, object>;
+  /** The tasks this client follows right now (`resumeAll()` skips them), each with the trace its requests continue. */
+  following: Map<string, { readonly options: { readonly traceContext?: TraceContext | undefined } }>;
+  /** The client's plugins and lifecycle listeners. */
+  watch: Watch;
   /** The streams this client may hold open at once (see `ConnectOptions.maxStreams`). */
   streamSlots: StreamSlots;
   /** Tabs: who drives each task, and how the others mirror it (see `ConnectOptions.coordinator`). */

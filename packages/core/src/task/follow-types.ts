@@ -1,3 +1,4 @@
+import type { TraceContext } from '../observe/trace-context.js';
 import type { TetherError } from '../errors/tether-error.js';
 import type { Message, Task, TaskState } from '../model/types.js';
 import type { CallOptions, SendOptions } from '../transport/transport.js';
@@ -37,6 +38,14 @@ export interface FollowOptions {
    * a tab that joins late is sent the artifact, which must be kept. Default `true`.
    */
   keepArtifacts?: boolean | undefined;
+  /**
+   * The trace the follow continues: its first request (the creating send) becomes a child span of this
+   * context, and every later request of the task (subscriptions, polls, replies, a cancel) a child of
+   * that first request. Default: a new trace (or the active span, with `@a2a-tether/otel`).
+   */
+  traceContext?: TraceContext | undefined;
+  /** The task that delegated this one (a workflow hop's parent): carried by the task's lifecycle events. */
+  parentTaskId?: string | undefined;
 }
 
 /** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */

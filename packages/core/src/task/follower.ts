@@ -86,6 +86,7 @@ export class TaskFollower implements FollowCore {
       this.reconciler = new Reconciler(resume.taskId, resume.contextId, undefined, options.keepArtifacts !== false);
       this.records = RecordKeeper.resume(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
       this.oldPushConfigId = resume.pushConfigId;
+      context.following.set(resume.taskId, this);
     }
   }
 
@@ -373,6 +374,7 @@ export class TaskFollower implements FollowCore {
   identify(taskId: string, contextId: string, mode: DeliveryMode): void {
     const now = this.context.scheduler.now();
     this.reconciler = new Reconciler(taskId, contextId, undefined, this.options.keepArtifacts !== false);
+    this.context.following.set(taskId, this);
     // Several processes share the store: the lease comes before the first write, so no other process can
     // find the task's record (and take the task) before this one holds it.
     const { store, client, principal, scheduler } = this.context;

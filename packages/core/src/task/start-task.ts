@@ -11,6 +11,7 @@ import type { Compaction } from './event-queue.js';
 import type { Task } from '../model/types.js';
 import type { FollowerSink } from './follow-types.js';
 import type { TaskEvent } from './task-event.js';
+import { FollowTrace, TaskWatch } from '../observe/task-watch.js';
 
 /**
  * What the engine reports to a task's handle: the follower exists before its handle, so the handle is
@@ -18,8 +19,12 @@ import type { TaskEvent } from './task-event.js';
  */
 class HandleSink implements FollowerSink {
   handle: TaskHandle | undefined;
+  follower: TaskFollower | undefined;
+  constructor(readonly watch: TaskWatch) {}
   emit(events: TaskEvent[]): void {
     this.handle?.onEvents(events);
+    const view = this.follower?.view;
+    if (view) this.watch.events(events, view.taskId, view.contextId);
   }
   finished(task: Task): void {
     this.handle?.onFinished(task);
@@ -73,14 +78,15 @@ function refuseUnkeptWithTabs(context: FollowContext, keepArtifacts: boolean | u
  * (G1) — or with a message handle when the agent answered directly.
  */
 export async function startTask(context: FollowContext, input: MessageInput, options: StartOptions = {}): Promise<TaskHandle> {
-  const { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, ...send } = options;
+  const { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, traceContext, parentTaskId, ...send } = options;
   refuseUnkeptWithTabs(context, keepArtifacts);
   const message = toMessage(input, context.newId);
-  const sink = new HandleSink();
-  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts });
+  const sink = watchedSink(context, traceContext, parentTaskId, message.messageId);
+  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, traceContext: sink.watch.trace });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
-  const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(keepArtifacts)));
-  const ack = await follower.start(message, chooseMode(context, delivery), send);
+  const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(keepArtifacts), sink.watch));
+  sink.follower = follower;
+  const ack = await follower.start(message, chooseMode(context, delivery), { ...send, traceContext: sink.watch.trace });
   if (ack.kind === 'message') return new TaskHandle(context, undefined, ack.message);
   try {
     await follower.stored;
@@ -93,6 +99,11 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
   // Tabs: the task is new, so its claim leads (its stream is this tab's); the others can mirror it.
   if (context.coordinator && follower.taskId !== undefined) follower.lead(await context.coordinator.claim(follower.taskId));
   return handle;
+}
+
+/** A follow's sink, with what it tells the client's plugins and listeners, and the trace its requests continue. */
+function watchedSink(context: FollowContext, traceContext: StartOptions['traceContext'], parentTaskId: string | undefined, messageId?: string): HandleSink {
+  return new HandleSink(new TaskWatch(context.watch, new FollowTrace(traceContext), parentTaskId, messageId));
 }
 
 /**
@@ -194,15 +205,16 @@ export async function resumeTask(
     release();
     throw error;
   }
-  const sink = new HandleSink();
-  const follower = new TaskFollower(context, sink, options, {
+  const sink = watchedSink(context, options.traceContext, options.parentTaskId);
+  const follower = new TaskFollower(context, sink, { ...options, traceContext: sink.watch.trace }, {
     taskId,
     contextId: record?.contextId ?? '',
     lastEventId: record?.lastEventId,
     mode,
     pushConfigId: record?.pushConfigId,
   });
-  const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(options.keepArtifacts)));
+  const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(options.keepArtifacts), sink.watch));
+  sink.follower = follower;
   if (lease) follower.holdLease(lease, asked);
   if (context.coordinator) {
     // Tabs: drive the task if no other tab does; else mirror the one that does, and take over when it goes.

@@ -7,6 +7,7 @@ import type { FollowContext } from './follow-context.js';
 import { LazyResult } from './follow-types.js';
 import type { CancelOptions, CancelOutcome, TaskFollower } from './follower.js';
 import type { TaskEvent, TaskView } from './task-event.js';
+import type { TaskWatch } from '../observe/task-watch.js';
 
 /**
  * A task being followed. Hold it to read events, wait for the result, answer the agent, cancel,
@@ -33,6 +34,7 @@ export class TaskHandle {
     private readonly follower: TaskFollower | undefined,
     message?: Message,
     compact?: Compaction,
+    private readonly watch?: TaskWatch,
   ) {
     this.queue = new EventQueue(context.resilience.maxBufferedEvents, () => this.resyncEvents(), compact);
     this.message = message;
@@ -118,6 +120,7 @@ export class TaskHandle {
     const base = typeof input === 'string' ? { text: input } : input;
     const message = toMessage({ ...base, taskId: r.taskId, contextId: r.contextId }, this.context.newId);
     await follower.reply(message, options);
+    this.watch?.tell(r.taskId, r.contextId, { type: 'answered', messageId: message.messageId });
   }
 
   /**
@@ -125,11 +128,13 @@ export class TaskHandle {
    * received the request; cancelling a finished task reports `confirmed: false` with its final state.
    * (Stopping watching is `detach()`, which never cancels.)
    */
-  cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
-    if (!this.follower) {
-      return Promise.reject(new TetherError('INVALID_ARGUMENT', 'a direct message answer has no task to cancel', { maybeDelivered: false }));
-    }
-    return this.follower.cancel(options);
+  async cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
+    if (!this.follower) throw new TetherError('INVALID_ARGUMENT', 'a direct message answer has no task to cancel', { maybeDelivered: false });
+    const r = this.follower.view;
+    if (r) this.watch?.tell(r.taskId, r.contextId, { type: 'cancel-requested' });
+    const outcome = await this.follower.cancel(options);
+    if (r && outcome.confirmed) this.watch?.tell(r.taskId, r.contextId, { type: 'cancel-confirmed', state: outcome.state });
+    return outcome;
   }
 
   /**

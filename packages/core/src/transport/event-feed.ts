@@ -77,7 +77,10 @@ export class EventFeed {
   async read(): Promise<StreamItem[] | null> {
     for (;;) {
       if (this.pending !== undefined) throw this.failWith(this.pending);
-      if (this.ended) return null;
+      if (this.ended) {
+        this.open.observed?.end();
+        return null;
+      }
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await this.reader.read();
@@ -108,6 +111,7 @@ export class EventFeed {
         this.count++;
         if (endsStream(event)) this.complete = true;
         items.push({ event, id: frame.id });
+        this.open.observed?.event(event);
       } catch (error) {
         this.pending = error;
         break;
@@ -145,6 +149,7 @@ export class EventFeed {
     this.ended = true;
     this.pending = undefined;
     this.release();
+    this.open.observed?.end(error);
     return error;
   }
 
@@ -153,6 +158,8 @@ export class EventFeed {
     if (this.closed) return;
     this.closed = true;
     this.release();
+    // Closed by its reader: the request is over, without a failure of its own.
+    this.open.observed?.end();
   }
 
   private release(): void {

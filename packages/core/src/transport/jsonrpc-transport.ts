@@ -113,6 +113,30 @@ class JsonRpcFrameDecoder implements FrameDecoder {
   }
 }
 
+/** The result of a unary JSON-RPC answer, or the typed error it carries (the agent's, or what is wrong with it). */
+function resultOf(body: unknown, id: number, context: ErrorContext, secrets: string[]): unknown {
+  if (!isObject(body)) {
+    throw new TetherError('INVALID_RESPONSE', 'the answer is not a JSON-RPC response object', context);
+  }
+  const notJsonRpc = versionProblem(body, secrets);
+  if (notJsonRpc !== undefined) throw new TetherError('INVALID_RESPONSE', `the answer is ${notJsonRpc}`, context);
+  const isError = body['error'] !== undefined && body['error'] !== null;
+  checkResponseId(body, id, isError, () => context, 'INVALID_RESPONSE', secrets);
+  if (isError) {
+    const parsed = parseAgentError(body);
+    if (parsed) {
+      // An error at HTTP 200 quotes what the agent chose: the credentials it echoes are redacted, as for any other status.
+      const agentError = quotableAgentError(parsed, secrets);
+      throw createA2AError(agentError.a2aCode, agentError.message, { ...context, data: agentError.data, reason: agentError.reason });
+    }
+    throw new TetherError('INVALID_RESPONSE', 'malformed JSON-RPC error object', context);
+  }
+  if (!('result' in body)) {
+    throw new TetherError('INVALID_RESPONSE', 'JSON-RPC response has neither result nor error', context);
+  }
+  return body['result'];
+}
+
 let nextId = 1;
 
 /** JSON-RPC 2.0 over HTTP, v1.0 or v0.3: every call is a POST to the interface URL. */
@@ -157,15 +181,17 @@ export class JsonRpcTransport implements Transport {
     if (configId !== undefined) checkId('push config id', configId, OPERATIONS[operation]);
   }
 
-  private async call(
+  /** One unary call: the JSON-RPC envelope checked, its result decoded by `decode` (the plugins told how it ended). */
+  private async call<T>(
     operation: Operation,
     params: Record<string, unknown>,
     options: CallOptions | undefined,
-    taskId?: string,
-  ): Promise<{ result: unknown; context: ErrorContext; secrets: string[] }> {
+    taskId: string | undefined,
+    decode: (result: unknown, context: ErrorContext, secrets: string[]) => T,
+  ): Promise<T> {
     const method = this.method(operation);
     const id = nextId++;
-    const { body, context, secrets } = await this.context.http.json({
+    const answer = await this.context.http.json({
       operation: OPERATIONS[operation],
       method: 'POST',
       url: this.url,
@@ -175,27 +201,10 @@ export class JsonRpcTransport implements Transport {
       signal: options?.signal,
       timeoutMs: options?.timeoutMs,
       taskId,
+      trace: options?.traceContext,
     });
-    if (!isObject(body)) {
-      throw new TetherError('INVALID_RESPONSE', 'the answer is not a JSON-RPC response object', context);
-    }
-    const notJsonRpc = versionProblem(body, secrets);
-    if (notJsonRpc !== undefined) throw new TetherError('INVALID_RESPONSE', `the answer is ${notJsonRpc}`, context);
-    const isError = body['error'] !== undefined && body['error'] !== null;
-    checkResponseId(body, id, isError, () => context, 'INVALID_RESPONSE', secrets);
-    if (isError) {
-      const parsed = parseAgentError(body);
-      if (parsed) {
-        // An error at HTTP 200 quotes what the agent chose: the credentials it echoes are redacted, as for any other status.
-        const agentError = quotableAgentError(parsed, secrets);
-        throw createA2AError(agentError.a2aCode, agentError.message, { ...context, data: agentError.data, reason: agentError.reason });
-      }
-      throw new TetherError('INVALID_RESPONSE', 'malformed JSON-RPC error object', context);
-    }
-    if (!('result' in body)) {
-      throw new TetherError('INVALID_RESPONSE', 'JSON-RPC response has neither result nor error', context);
-    }
-    return { result: body['result'], context, secrets };
+    const { body, context, secrets } = answer;
+    return this.context.http.settle(answer, () => decode(resultOf(body, id, context, secrets), context, secrets));
   }
 
   private async feed(
@@ -219,13 +228,15 @@ export class JsonRpcTransport implements Transport {
       signal,
       timeoutMs: options?.timeoutMs,
       taskId,
+      trace: options?.traceContext,
     });
     return new EventFeed(open, new JsonRpcFrameDecoder(id, this.dialect, open.secrets), this.context.maxEventSize, { taskId });
   }
 
   async sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
-    const { result, context, secrets } = await this.call('send', this.encoder.sendParams(params), options, params.message.taskId);
-    return decodeOrThrow(() => decodeSendResult(result, this.dialect), context, secrets);
+    return this.call('send', this.encoder.sendParams(params), options, params.message.taskId, (result, context, secrets) =>
+      decodeOrThrow(() => decodeSendResult(result, this.dialect), context, secrets),
+    );
   }
 
   openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
@@ -236,8 +247,7 @@ export class JsonRpcTransport implements Transport {
     this.ids('get', taskId);
     const params: Record<string, unknown> = { id: taskId };
     if (historyLength !== undefined) params['historyLength'] = historyLength;
-    const { result, context, secrets } = await this.call('get', params, options, taskId);
-    return decodeOrThrow(() => decodeTask(result, this.dialect), context, secrets);
+    return this.call('get', params, options, taskId, (result, context, secrets) => decodeOrThrow(() => decodeTask(result, this.dialect), context, secrets));
   }
 
   async listTasks(query: ListTasksQuery, options?: CallOptions): Promise<TaskPage> {
@@ -246,16 +256,14 @@ export class JsonRpcTransport implements Transport {
       if (value === undefined) continue;
       params[key] = key === 'status' ? `TASK_STATE_${String(value).toUpperCase().replace(/-/g, '_')}` : value;
     }
-    const { result, context, secrets } = await this.call('list', params, options);
-    return decodeOrThrow(() => decodeTaskPage(result), context, secrets);
+    return this.call('list', params, options, undefined, (result, context, secrets) => decodeOrThrow(() => decodeTaskPage(result), context, secrets));
   }
 
   async cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task> {
     this.ids('cancel', taskId);
     const params: Record<string, unknown> = { id: taskId };
     if (metadata !== undefined) params['metadata'] = metadata;
-    const { result, context, secrets } = await this.call('cancel', params, options, taskId);
-    return decodeOrThrow(() => decodeTask(result, this.dialect), context, secrets);
+    return this.call('cancel', params, options, taskId, (result, context, secrets) => decodeOrThrow(() => decodeTask(result, this.dialect), context, secrets));
   }
 
   async openSubscription(taskId: string, options: SubscribeOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
@@ -265,34 +273,34 @@ export class JsonRpcTransport implements Transport {
 
   async createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
     this.ids('pushCreate', config.taskId);
-    const { result, context, secrets } = await this.call('pushCreate', this.encoder.pushConfig(config), options, config.taskId);
-    return decodeOrThrow(() => decodePushConfig(result, config.taskId), context, secrets);
+    return this.call('pushCreate', this.encoder.pushConfig(config), options, config.taskId, (result, context, secrets) =>
+      decodeOrThrow(() => decodePushConfig(result, config.taskId), context, secrets),
+    );
   }
 
   async getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<PushNotificationConfig> {
     this.ids('pushGet', taskId, configId);
     const params =
       this.protocolVersion === '1.0' ? { taskId, id: configId } : { id: taskId, pushNotificationConfigId: configId };
-    const { result, context, secrets } = await this.call('pushGet', params, options, taskId);
-    return decodeOrThrow(() => decodePushConfig(result, taskId), context, secrets);
+    return this.call('pushGet', params, options, taskId, (result, context, secrets) => decodeOrThrow(() => decodePushConfig(result, taskId), context, secrets));
   }
 
   async listPushConfigs(taskId: string, options?: CallOptions): Promise<PushNotificationConfig[]> {
     this.ids('pushList', taskId);
     const params = this.protocolVersion === '1.0' ? { taskId } : { id: taskId };
-    const { result, context, secrets } = await this.call('pushList', params, options, taskId);
-    return decodeOrThrow(() => decodePushConfigList(result, taskId), context, secrets);
+    return this.call('pushList', params, options, taskId, (result, context, secrets) =>
+      decodeOrThrow(() => decodePushConfigList(result, taskId), context, secrets),
+    );
   }
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
     this.ids('pushDelete', taskId, configId);
     const params =
       this.protocolVersion === '1.0' ? { taskId, id: configId } : { id: taskId, pushNotificationConfigId: configId };
-    await this.call('pushDelete', params, options, taskId);
+    await this.call('pushDelete', params, options, taskId, () => undefined);
   }
 
   async getExtendedCard(options?: CallOptions): Promise<unknown> {
-    const { result } = await this.call('extendedCard', {}, options);
-    return result;
+    return this.call('extendedCard', {}, options, undefined, (result) => result);
   }
 }

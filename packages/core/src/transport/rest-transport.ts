@@ -94,13 +94,14 @@ export class RestTransport implements Transport {
       expect: 'json',
       signal: options?.signal,
       timeoutMs: options?.timeoutMs,
+      trace: options?.traceContext,
       ...extra,
     };
   }
 
   private async json<T>(request: HttpRequest, decode: (body: unknown) => T): Promise<T> {
-    const { body, context, secrets } = await this.context.http.json(request);
-    return decodeOrThrow(() => decode(body), context, secrets);
+    const answer = await this.context.http.json(request);
+    return this.context.http.settle(answer, () => decodeOrThrow(() => decode(answer.body), answer.context, answer.secrets));
   }
 
   private async feed(open: OpenResponse, taskId: string | undefined): Promise<EventFeed> {
@@ -208,14 +209,12 @@ export class RestTransport implements Transport {
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
     const url = this.pushConfig(taskId, configId, 'DeleteTaskPushNotificationConfig');
-    await this.context.http.json(
-      this.request('DeleteTaskPushNotificationConfig', 'DELETE', url, options, { taskId, expect: 'any' }),
-    );
+    await this.json(this.request('DeleteTaskPushNotificationConfig', 'DELETE', url, options, { taskId, expect: 'any' }), () => undefined);
   }
 
   async getExtendedCard(options?: CallOptions): Promise<unknown> {
     const path = this.protocolVersion === '0.3' ? '/card' : '/extendedAgentCard';
     const url = this.path('GetExtendedAgentCard', path);
-    return (await this.context.http.json(this.request('GetExtendedAgentCard', 'GET', url, options))).body;
+    return this.json(this.request('GetExtendedAgentCard', 'GET', url, options), (body) => body);
   }
 }

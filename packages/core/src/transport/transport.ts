@@ -2,6 +2,7 @@ import type { Binding, ProtocolVersion } from '../card/card-types.js';
 import type { Metadata, PushNotificationConfig, SendResult, Task, TaskPage, TaskState } from '../model/types.js';
 import type { SendParams } from '../protocol/encoder.js';
 import type { EventFeed } from './event-feed.js';
+import type { TraceContext } from '../observe/trace-context.js';
 
 /** Per-call options every operation takes. */
 export interface CallOptions {
@@ -15,6 +16,11 @@ export interface CallOptions {
   extensions?: string[] | undefined;
   /** Streams only: called once the response headers arrived and the stream is open. */
   onOpen?: (() => void) | undefined;
+  /**
+   * The trace to continue: the call's requests are sent with a `traceparent` of a new span under this
+   * one (default: a new trace per request, or what a plugin such as `@a2a-tether/otel` sets).
+   */
+  traceContext?: TraceContext | undefined;
 }
 
 /**

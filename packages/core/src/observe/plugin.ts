@@ -1,0 +1,123 @@
+import type { TetherError } from '../errors/tether-error.js';
+import type { StreamEvent, TaskState } from '../model/types.js';
+import type { ConnectionState, TaskEvent } from '../task/task-event.js';
+import type { TraceContext } from './trace-context.js';
+
+/** The agent a request or an event is about: its card's name and the card's URL (credential-like query values redacted). */
+export interface AgentRef {
+  name: string;
+  url: string;
+}
+
+/**
+ * One HTTP request of an A2A call, as plugins see it. Never carries credentials: the URL is redacted,
+ * and the headers a plugin is handed hold no credential (they are added after every plugin ran).
+ */
+export interface RequestInfo {
+  /** Unique in this process, in the order requests were made. */
+  readonly id: number;
+  /** The A2A operation, by its v1.0 name whichever version is spoken (`SendStreamingMessage`, `GetTask` …), or `GetAgentCard`. */
+  readonly operation: string;
+  readonly method: string;
+  /** Where the request goes, credential-like query values redacted. */
+  readonly url: string;
+  /** The task it is about, when known before the answer. */
+  readonly taskId: string | undefined;
+  /** An SSE stream (its request ends when the stream's reading ends). */
+  readonly stream: boolean;
+  /** The A2A protocol version of the interface (`undefined` for the card request). */
+  readonly protocolVersion: string | undefined;
+  /** The agent, once its card is read. */
+  readonly agent: AgentRef | undefined;
+  /** The trace context the request continues: the caller's, or the span of the task's first request. */
+  readonly parent: TraceContext | undefined;
+  /**
+   * The `traceparent` the request was sent with (after every plugin's `onRequest`); `undefined` when
+   * none was (`traceHeaders: false`, or a browser's cross-origin request under `'same-origin'`).
+   */
+  readonly traceparent: string | undefined;
+  /** When the request started (ms since the epoch). */
+  readonly startedAt: number;
+}
+
+/** How a request ended: its answer's status, its duration, the typed error it failed with. */
+export interface RequestOutcome {
+  /** The HTTP status, when an answer arrived. */
+  status: number | undefined;
+  /** From the request's start to its end (for a stream: the end of its reading). */
+  durationMs: number;
+  /** Why it failed (an A2A error of the agent, a network failure, a stream that broke …). */
+  error: TetherError | undefined;
+  /** Streams: the events read from it. */
+  events: number | undefined;
+}
+
+/** What a plugin's `onRequest` may do: add headers (never credentials' — those are set after it), or refuse. */
+export interface RequestHeaders {
+  /** Sets a header of this request (names are case-insensitive; `traceparent` replaces Tether's). */
+  set(name: string, value: string): void;
+  /** A header as it stands (never a credential). */
+  get(name: string): string | undefined;
+}
+
+/** Fields every lifecycle event carries. */
+export interface LifecycleBase {
+  /** When it happened (ms since the epoch). */
+  at: number;
+  agent: AgentRef | undefined;
+  taskId?: string | undefined;
+  contextId?: string | undefined;
+  /** The trace and span of the task's first request (or of the request, for `request`). */
+  traceId?: string | undefined;
+  spanId?: string | undefined;
+  /** The task that delegated this one (a workflow hop's parent), where known. */
+  parentTaskId?: string | undefined;
+}
+
+/**
+ * What happens to the tasks and requests of a client, as it happens. Carries ids, states, sizes and
+ * times, never content: no message or artifact text, no credential.
+ */
+export type LifecycleEvent = LifecycleBase &
+  (
+    | ({ type: 'request'; operation: string; method: string; url: string; stream: boolean } & RequestOutcome)
+    | { type: 'task-created'; messageId: string }
+    | { type: 'state-changed'; from: TaskState; to: TaskState; source: 'stream' | 'snapshot' | 'poll' | 'push' | 'tab' }
+    | { type: 'connection-changed'; state: ConnectionState; attempt?: number | undefined; delayMs?: number | undefined; error?: TetherError | undefined }
+    | { type: 'artifact'; change: 'created' | 'updated' | 'completed'; artifactId: string; parts: number; bytes: number }
+    | { type: 'paused'; state: 'input-required' | 'auth-required' }
+    | { type: 'answered'; messageId: string }
+    | { type: 'cancel-requested' }
+    | { type: 'cancel-confirmed'; state: TaskState }
+    | { type: 'plugin-failed'; plugin: string; hook: string; error: TetherError }
+  );
+
+/** A task a handle's event belongs to. */
+export interface TaskRef {
+  taskId: string;
+  contextId: string;
+}
+
+/**
+ * An interceptor and observer of a client's requests, streams and tasks: `connect(url, { plugins })`.
+ * Every hook is optional and synchronous. Plugins run in the order given. A hook that throws never
+ * breaks a call or a follow: the throw is reported as a `plugin-failed` lifecycle event (and once on
+ * the console), and the request goes on without that plugin's changes.
+ */
+export interface TetherPlugin {
+  /** Names the plugin in errors and in `plugin-failed` events. */
+  readonly name: string;
+  /**
+   * Before each HTTP request (the card's included). May set headers, or refuse the request by
+   * returning `{ refuse: reason }`: the call then fails with `PLUGIN_REFUSED`, nothing sent.
+   */
+  onRequest?(request: RequestInfo, headers: RequestHeaders): void | { refuse: string };
+  /** Once per request, when it is over: a unary call once its answer is decoded, a stream once its reading ended. */
+  onResponse?(request: RequestInfo, outcome: RequestOutcome): void;
+  /** Each event decoded from a stream, in order (it may not be changed). */
+  onStreamEvent?(event: StreamEvent, request: RequestInfo): void;
+  /** Each event a task handle hands the app (`handle.events()`), in order. */
+  onTaskEvent?(event: TaskEvent, task: TaskRef): void;
+  /** Each lifecycle event of the client (the same as `client.observe()` listeners get). */
+  onLifecycle?(event: LifecycleEvent): void;
+}

@@ -1,0 +1,323 @@
+import { startFaultProxy, startTestAgent, type FaultProxy, type TestAgent } from '@a2a-tether/testkit';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  connect,
+  TetherError,
+  type LifecycleEvent,
+  type RequestInfo,
+  type RequestOutcome,
+  type StreamEvent,
+  type TaskEvent,
+  type TetherPlugin,
+} from '../src/index.js';
+
+const agents: TestAgent[] = [];
+const proxies: FaultProxy[] = [];
+afterEach(async () => {
+  await Promise.all(proxies.splice(0).map((p) => p.close()));
+  await Promise.all(agents.splice(0).map((a) => a.close()));
+  vi.restoreAllMocks();
+});
+
+async function agent(options: Parameters<typeof startTestAgent>[0] = {}): Promise<TestAgent> {
+  const started = await startTestAgent(options);
+  agents.push(started);
+  return started;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+const traceId = (tp: unknown): string => (TRACEPARENT.exec(String(tp)) ?? [])[1] ?? 'none';
+const spanId = (tp: unknown): string => (TRACEPARENT.exec(String(tp)) ?? [])[2] ?? 'none';
+
+/** A plugin that records everything it is shown. */
+function recorder(name = 'recorder'): TetherPlugin & {
+  requests: RequestInfo[];
+  outcomes: [RequestInfo, RequestOutcome][];
+  streamEvents: StreamEvent[];
+  taskEvents: TaskEvent[];
+  lifecycle: LifecycleEvent[];
+} {
+  const plugin = {
+    name,
+    requests: [] as RequestInfo[],
+    outcomes: [] as [RequestInfo, RequestOutcome][],
+    streamEvents: [] as StreamEvent[],
+    taskEvents: [] as TaskEvent[],
+    lifecycle: [] as LifecycleEvent[],
+    onRequest(request: RequestInfo) {
+      plugin.requests.push(request);
+    },
+    onResponse(request: RequestInfo, outcome: RequestOutcome) {
+      plugin.outcomes.push([request, outcome]);
+    },
+    onStreamEvent(event: StreamEvent) {
+      plugin.streamEvents.push(event);
+    },
+    onTaskEvent(event: TaskEvent) {
+      plugin.taskEvents.push(event);
+    },
+    onLifecycle(event: LifecycleEvent) {
+      plugin.lifecycle.push(event);
+    },
+  };
+  return plugin;
+}
+
+describe('W3C trace context', () => {
+  it('every request carries a traceparent; a task\'s requests share one trace, each later one a child of its first', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const proxy = await startFaultProxy({ target: a.origin });
+    proxies.push(proxy);
+    // The stream is cut twice: the follow resubscribes.
+    proxy.addFault({ kind: 'cut', afterEvents: 3, mode: 'reset', times: 2, match: { sse: true } });
+    const plugin = recorder();
+    const client = await connect(proxy.url, { cardCache: false, plugins: [plugin], resilience: { initialDelayMs: 5, maxDelayMs: 20 } });
+    const handle = await client.start('stream updates=3 chunks=6 delayMs=10');
+    const final = await handle.done();
+    expect(final.status.state).toBe('completed');
+
+    const received = a.requests.filter((r) => r.method === 'POST');
+    expect(received.length).toBeGreaterThanOrEqual(3);
+    for (const r of a.requests) expect(r.headers['traceparent']).toMatch(TRACEPARENT);
+    const trace = traceId(received[0]?.headers['traceparent']);
+    for (const r of received) expect(traceId(r.headers['traceparent'])).toBe(trace);
+    // The plugin saw what the agent received, and which span each request continues.
+    const taskRequests = plugin.requests.filter((r) => r.operation !== 'GetAgentCard');
+    expect(taskRequests.map((r) => r.traceparent)).toEqual(received.map((r) => r.headers['traceparent']));
+    const [send, ...later] = taskRequests;
+    expect(send?.operation).toBe('SendStreamingMessage');
+    expect(later.map((r) => r.operation)).toContain('SubscribeToTask');
+    for (const r of later) expect(spanId(r.parent?.traceparent)).toBe(spanId(send?.traceparent));
+    // Each span id is new.
+    expect(new Set(received.map((r) => spanId(r.headers['traceparent']))).size).toBe(received.length);
+  });
+
+  it('continues the caller\'s trace (traceContext), on the task and on a plain call', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const client = await connect(a.url, { cardCache: false });
+    const caller = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const handle = await client.start('stream updates=1 chunks=2', { traceContext: { traceparent: caller, tracestate: 'vendor=1' } });
+    await handle.done();
+    await client.getTask(handle.taskId as string, { traceContext: { traceparent: caller } });
+    const posts = a.requests.filter((r) => r.method === 'POST');
+    expect(posts.length).toBeGreaterThanOrEqual(2);
+    for (const r of posts) {
+      expect(traceId(r.headers['traceparent'])).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+      expect(spanId(r.headers['traceparent'])).not.toBe('00f067aa0ba902b7');
+      expect(r.headers['traceparent']).toMatch(/-01$/);
+    }
+    expect(posts[0]?.headers['tracestate']).toBe('vendor=1');
+  });
+
+  it('traceHeaders: false sends none; \'same-origin\' none to another origin than the page\'s (none outside a page)', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    for (const traceHeaders of [false, 'same-origin'] as const) {
+      a.requests.length = 0;
+      const plugin = recorder();
+      const client = await connect(a.url, { cardCache: false, traceHeaders, plugins: [plugin] });
+      await (await client.start('stream updates=1 chunks=2')).done();
+      expect(a.requests.length).toBeGreaterThan(1);
+      for (const r of a.requests) expect(r.headers['traceparent']).toBeUndefined();
+      expect(plugin.requests.every((r) => r.traceparent === undefined)).toBe(true);
+    }
+  });
+
+  it('a traceparent that does not parse starts a new trace (not sampled)', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const client = await connect(a.url, { cardCache: false });
+    await client.sendMessage('echo hi', { traceContext: { traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' } });
+    const post = a.requests.find((r) => r.method === 'POST');
+    expect(post?.headers['traceparent']).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(traceId(post?.headers['traceparent'])).not.toBe('0'.repeat(32));
+  });
+});
+
+describe('plugins', () => {
+  it('a request hook adds a header the agent sees; credentials stay out of the plugin\'s reach and win over it', async () => {
+    const token = 'sk-secret-bearer-1234567890';
+    const a = await agent({ versions: ['1.0'], auth: { bearer: [token] } });
+    const seen: (string | undefined)[] = [];
+    const plugin: TetherPlugin = {
+      name: 'tenant-header',
+      onRequest(_request, headers) {
+        seen.push(headers.get('authorization'));
+        headers.set('X-Tenant', 'acme');
+        headers.set('Authorization', 'Bearer forged');
+      },
+    };
+    const client = await connect(a.url, { cardCache: false, auth: { bearer: token }, plugins: [plugin] });
+    await client.sendMessage('echo hi');
+    const post = a.requests.find((r) => r.method === 'POST');
+    expect(post?.headers['x-tenant']).toBe('acme');
+    expect(post?.headers['authorization']).toBe(`Bearer ${token}`);
+    expect(seen.every((value) => value === undefined)).toBe(true);
+  });
+
+  it('a request hook may refuse: PLUGIN_REFUSED, nothing sent', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const client = await connect(a.url, {
+      cardCache: false,
+      plugins: [{ name: 'gate', onRequest: (request) => (request.operation === 'SendMessage' ? { refuse: 'sending is paused' } : undefined) }],
+    });
+    const error = await client.sendMessage('echo hi').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TetherError);
+    expect(error).toMatchObject({ code: 'PLUGIN_REFUSED', maybeDelivered: false, isRetryable: false });
+    expect((error as Error).message).toContain('plugin "gate" refused the request: sending is paused');
+    expect(a.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+  });
+
+  it('the stream event hook sees every event of a stream the app sees, in order', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const plugin = recorder();
+    const client = await connect(a.url, { cardCache: false, plugins: [plugin] });
+    const app: StreamEvent[] = [];
+    for await (const event of client.streamMessage('stream updates=3 chunks=5')) app.push(event);
+    expect(app.length).toBeGreaterThan(5);
+    expect(plugin.streamEvents).toEqual(app);
+    const [request, outcome] = plugin.outcomes.find(([r]) => r.operation === 'SendStreamingMessage') ?? [];
+    expect(request?.stream).toBe(true);
+    expect(outcome).toMatchObject({ status: 200, error: undefined, events: app.length });
+  });
+
+  it('the task event hook sees every event a handle hands the app, in order, through cuts', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const proxy = await startFaultProxy({ target: a.origin });
+    proxies.push(proxy);
+    proxy.addFault({ kind: 'cut', afterEvents: 4, mode: 'reset', times: 2, match: { sse: true } });
+    const plugin = recorder();
+    const client = await connect(proxy.url, { cardCache: false, plugins: [plugin], resilience: { initialDelayMs: 5, maxDelayMs: 20 } });
+    const handle = await client.start('stream updates=3 chunks=8 delayMs=5');
+    const app: TaskEvent[] = [];
+    for await (const event of handle.events()) app.push(event);
+    expect(app.some((e) => e.type === 'connection' && e.state === 'reconnecting')).toBe(true);
+    expect(plugin.taskEvents).toEqual(app);
+  });
+
+  it('a plugin that throws in every hook leaves the task\'s result and events unchanged, and is reported by name', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const boom = (): never => {
+      throw new Error('boom');
+    };
+    const thrower: TetherPlugin = { name: 'broken', onRequest: boom, onResponse: boom, onStreamEvent: boom, onTaskEvent: boom, onLifecycle: boom };
+    const witness = recorder('witness');
+    const plain = await connect(a.url, { cardCache: false });
+    const broken = await connect(a.url, { cardCache: false, plugins: [thrower, witness] });
+    // What the app sees, without the ids and times that differ from task to task.
+    const shape = (event: TaskEvent): unknown =>
+      event.type === 'status' ? ['status', event.state] : event.type === 'artifact' ? ['artifact', event.artifactId, event.parts, event.append, event.lastChunk] : [event.type];
+    const run = async (client: typeof plain): Promise<{ events: unknown[]; artifacts: unknown; state: string }> => {
+      const handle = await client.start('stream updates=2 chunks=4');
+      const events: unknown[] = [];
+      for await (const event of handle.events()) events.push(shape(event));
+      const final = await handle.done();
+      return { events, artifacts: final.artifacts, state: final.status.state };
+    };
+    const expected = await run(plain);
+    const got = await run(broken);
+    expect(got.state).toBe('completed');
+    expect(got.artifacts).toEqual(expected.artifacts);
+    expect(got.events).toEqual(expected.events);
+    const failures = witness.lifecycle.filter((e) => e.type === 'plugin-failed');
+    expect(new Set(failures.map((e) => (e.type === 'plugin-failed' ? e.hook : '')))).toEqual(new Set(['onRequest', 'onResponse', 'onStreamEvent', 'onTaskEvent']));
+    for (const failure of failures) {
+      if (failure.type !== 'plugin-failed') continue;
+      expect(failure.plugin).toBe('broken');
+      expect(failure.error).toMatchObject({ code: 'PLUGIN_FAILED' });
+      expect(failure.error.message).toContain('plugin "broken" threw in');
+    }
+    // Said once per hook on the console, not once per event.
+    expect(warn.mock.calls.length).toBe(5);
+  });
+
+  it('refuses what is not a plugin', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    await expect(connect(a.url, { cardCache: false, plugins: [{} as TetherPlugin] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('lifecycle events (client.observe)', () => {
+  it('tell a task\'s story: created, states with their source, the link, artifacts by size, the pause and its answer', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const client = await connect(a.url, { cardCache: false });
+    const events: LifecycleEvent[] = [];
+    const stop = client.observe((event) => events.push(event));
+    const handle = await client.start('input');
+    for await (const event of handle.events()) if (event.type === 'status' && event.state === 'input-required') break;
+    await handle.reply('here you go');
+    await handle.done();
+    stop();
+    const taskId = handle.taskId as string;
+    const ofTask = events.filter((e) => e.type !== 'request');
+    for (const event of ofTask) {
+      expect(event).toMatchObject({ taskId, agent: { name: expect.any(String), url: expect.stringContaining(a.origin) } });
+      expect(event.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(event.at).toBeGreaterThan(0);
+    }
+    const types = ofTask.map((e) => e.type);
+    expect(types[0]).toBe('task-created');
+    expect(types).toContain('paused');
+    expect(types).toContain('answered');
+    const states = ofTask.flatMap((e) => (e.type === 'state-changed' ? [[e.from, e.to, e.source]] : []));
+    expect(states[0]?.[1]).toBe('submitted');
+    expect(states).toContainEqual(['working', 'input-required', 'stream']);
+    expect(states.at(-1)?.[1]).toBe('completed');
+    expect(ofTask.filter((e) => e.type === 'connection-changed').map((e) => (e.type === 'connection-changed' ? e.state : ''))).toContain('live');
+    const requests = events.filter((e) => e.type === 'request');
+    expect(requests.map((e) => (e.type === 'request' ? e.operation : ''))).toEqual(['SendStreamingMessage', 'SendStreamingMessage']);
+    for (const r of requests) if (r.type === 'request') expect(r).toMatchObject({ status: 200, error: undefined, method: 'POST' });
+    // After stop(), nothing more.
+    const count = events.length;
+    await client.sendMessage('echo hi');
+    expect(events.length).toBe(count);
+  });
+
+  it('artifacts: created, updated, completed, with parts and UTF-8 bytes, never content', async () => {
+    const a = await agent({
+      versions: ['1.0'],
+      scenarios: {
+        art: (ctx) => {
+          ctx.status('working');
+          ctx.artifact({ artifactId: 'a1', text: 'café', append: false, lastChunk: false });
+          ctx.artifact({ artifactId: 'a1', text: ' 東京', append: true, lastChunk: false });
+          ctx.artifact({ artifactId: 'a1', text: '!', append: true, lastChunk: true });
+          ctx.status('completed');
+        },
+      },
+    });
+    const client = await connect(a.url, { cardCache: false });
+    const events: LifecycleEvent[] = [];
+    client.observe((event) => events.push(event));
+    await (await client.start('art')).done();
+    const artifacts = events.flatMap((e) => (e.type === 'artifact' ? [[e.change, e.artifactId, e.parts, e.bytes]] : []));
+    expect(artifacts).toEqual([
+      ['created', 'a1', 1, 5],
+      ['updated', 'a1', 1, 7],
+      ['completed', 'a1', 1, 1],
+    ]);
+    expect(JSON.stringify(events)).not.toContain('café');
+  });
+
+  it('cancel: requested, then confirmed once the agent shows canceled', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const client = await connect(a.url, { cardCache: false });
+    const events: LifecycleEvent[] = [];
+    client.observe((event) => events.push(event));
+    const handle = await client.start('slow steps=200 delayMs=20');
+    const outcome = await handle.cancel();
+    expect(outcome.confirmed).toBe(true);
+    expect(events.filter((e) => e.type.startsWith('cancel')).map((e) => e.type)).toEqual(['cancel-requested', 'cancel-confirmed']);
+  });
+
+  it('an agent error at HTTP 200 ends its request with that typed error; a credential appears in no event', async () => {
+    const token = 'sk-planted-token-0987654321';
+    const a = await agent({ versions: ['1.0'], auth: { bearer: [token] } });
+    const client = await connect(a.url, { cardCache: false, auth: { bearer: token } });
+    const events: LifecycleEvent[] = [];
+    client.observe((event) => events.push(event));
+    await expect(client.getTask('no-such-task')).rejects.toMatchObject({ code: 'A2A_ERROR' });
+    const request = events.find((e) => e.type === 'request');
+    expect(request).toMatchObject({ operation: 'GetTask', status: 200, error: { code: 'A2A_ERROR' } });
+    expect(JSON.stringify(events, (_key, value: unknown) => (value instanceof Error ? { ...value, message: value.message } : value))).not.toContain(token);
+  });
+});
