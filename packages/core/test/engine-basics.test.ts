@@ -96,6 +96,16 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
   });
 });
 
+describe('resumeAll() and the tasks a client follows', () => {
+  it('skips a task this client follows already, with a plain store (no leases): no second follow', async () => {
+    const { client } = await setup({ versions: ['1.0'] });
+    const handle = await client.start('slow steps=200 delayMs=20');
+    const again = await client.resumeAll();
+    expect(again).toEqual([]);
+    await handle.cancel();
+  });
+});
+
 describe('TaskView.incompleteArtifacts', () => {
   it('names an artifact until its last chunk arrives, and keeps naming the partial output of a task that failed midway', async () => {
     const more = gate();
