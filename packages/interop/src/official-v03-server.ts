@@ -19,6 +19,8 @@ export interface OfficialV03ServerOptions {
   readonly pushNotifications?: boolean | undefined;
   /** `supportsAuthenticatedExtendedCard`; false provokes UnsupportedOperation (-32004). Default true. */
   readonly extendedAgentCard?: boolean | undefined;
+  /** Express middleware run before the A2A handlers of `/a2a` (to watch requests as the agent sees them). */
+  readonly watch?: express.RequestHandler | undefined;
 }
 
 const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
@@ -90,6 +92,7 @@ export async function startOfficialV03Server(options: OfficialV03ServerOptions =
 
   const userBuilder = UserBuilder.noAuthentication;
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  if (options.watch) app.use('/a2a', options.watch);
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder }));
 
