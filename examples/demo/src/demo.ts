@@ -7,10 +7,13 @@
  *   4. a stall: headers, one event, then silence on a half-open connection.
  * Tether resumes each time, deduplicates what the agent replays, and at the end the artifact it
  * assembled is compared byte for byte with the agent's own copy. Then the same over A2A v0.3.
+ * Every request of the task carries a W3C `traceparent` of one trace (the send, and under it each
+ * resubscription); the client's lifecycle feed (`client.observe`) tells the requests, and the demo checks
+ * that the agent received that trace id on each of them.
  *
  * Exits non-zero if anything does not add up.
  */
-import { connect, type Part, type Task, type TaskEvent } from '@a2a-tether/node';
+import { connect, type LifecycleEvent, type Part, type Task, type TaskEvent } from '@a2a-tether/node';
 import { startFaultProxy, startTestAgent } from '@a2a-tether/testkit';
 
 const quiet = process.argv.includes('--quiet');
@@ -61,6 +64,10 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
     resilience: { initialDelayMs: 200, idleProbeMs: 1_500 },
   });
   log(`\n── ${label}: ${client.interface.binding} over A2A v${client.interface.protocolVersion}, through a fault proxy at ${proxy.url}`);
+  const requests: Extract<LifecycleEvent, { type: 'request' }>[] = [];
+  client.observe((event) => {
+    if (event.type === 'request') requests.push(event);
+  });
 
   const handle = await client.start('stream updates=6 chunks=60 delayMs=90 unicode=1', { keepArtifacts });
   log(`   task ${handle.taskId} is in the store; following it${keepArtifacts ? '' : ' (keepArtifacts: false: the app renders from events, the handle keeps no copy)'}…`);
@@ -82,6 +89,8 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
   }
   flush();
   const final = (await handle.done()) as Task;
+  // The A2A requests of the task, as the agent received them (the check below is another client's).
+  const received = agent.requests.filter((r) => r.method === 'POST' || r.path.includes('/tasks/')).map((r) => String(r.headers['traceparent']));
 
   // Check against the agent itself, not through the proxy.
   const direct = await connect(agent.url, { preferredBindings: [binding], protocolVersions: [version] });
@@ -106,6 +115,14 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
     `   ✔ completed through ${stats.cuts.end} clean early close(s), ${stats.cuts.reset} reset(s), ${stats.injectedStatus} injected 503(s) and ${stats.stalls} stall(s);`,
   );
   log(`     the ${held.length} characters rebuilt from the events equal the agent's artifact byte for byte.`);
+  // One trace: every A2A request the agent received carries it.
+  const traceId = requests[0]?.traceId;
+  if (traceId === undefined || received.length < 3 || received.some((tp) => tp.slice(3, 35) !== traceId)) {
+    throw new Error(`${label}: expected every request of the task in trace ${traceId}, the agent received ${received.join(', ')}`);
+  }
+  const counts = new Map<string, number>();
+  for (const r of requests) counts.set(r.operation, (counts.get(r.operation) ?? 0) + 1);
+  log(`     trace ${traceId}: ${[...counts].map(([op, n]) => `${op} ×${n}`).join(', ')} — the agent received it on all ${received.length} requests.`);
 }
 
 try {
