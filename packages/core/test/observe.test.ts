@@ -35,7 +35,7 @@ function recorder(name = 'recorder'): TetherPlugin & {
   outcomes: [RequestInfo, RequestOutcome][];
   streamEvents: StreamEvent[];
   taskEvents: TaskEvent[];
-  lifecycle: LifecycleEvent[];
+  seenLifecycle: LifecycleEvent[];
 } {
   const plugin = {
     name,
@@ -43,7 +43,7 @@ function recorder(name = 'recorder'): TetherPlugin & {
     outcomes: [] as [RequestInfo, RequestOutcome][],
     streamEvents: [] as StreamEvent[],
     taskEvents: [] as TaskEvent[],
-    lifecycle: [] as LifecycleEvent[],
+    seenLifecycle: [] as LifecycleEvent[],
     onRequest(request: RequestInfo) {
       plugin.requests.push(request);
     },
@@ -57,7 +57,7 @@ function recorder(name = 'recorder'): TetherPlugin & {
       plugin.taskEvents.push(event);
     },
     onLifecycle(event: LifecycleEvent) {
-      plugin.lifecycle.push(event);
+      plugin.seenLifecycle.push(event);
     },
   };
   return plugin;
@@ -218,7 +218,7 @@ describe('plugins', () => {
     expect(got.state).toBe('completed');
     expect(got.artifacts).toEqual(expected.artifacts);
     expect(got.events).toEqual(expected.events);
-    const failures = witness.lifecycle.filter((e) => e.type === 'plugin-failed');
+    const failures = witness.seenLifecycle.filter((e) => e.type === 'plugin-failed');
     expect(new Set(failures.map((e) => (e.type === 'plugin-failed' ? e.hook : '')))).toEqual(new Set(['onRequest', 'onResponse', 'onStreamEvent', 'onTaskEvent']));
     for (const failure of failures) {
       if (failure.type !== 'plugin-failed') continue;
@@ -228,6 +228,16 @@ describe('plugins', () => {
     }
     // Said once per hook on the console, not once per event.
     expect(warn.mock.calls.length).toBe(5);
+  });
+
+  it('a plugin that names its lifecycle types gets only those', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const got: string[] = [];
+    const plugin: TetherPlugin = { name: 'picky', lifecycle: ['state-changed'], onLifecycle: (event) => got.push(event.type) };
+    const client = await connect(a.url, { cardCache: false, plugins: [plugin] });
+    await (await client.start('stream updates=2 chunks=3')).done();
+    expect(got.length).toBeGreaterThan(2);
+    expect(new Set(got)).toEqual(new Set(['state-changed']));
   });
 
   it('refuses what is not a plugin', async () => {

@@ -117,8 +117,11 @@ export class A2AClient {
   /** What the plugins are told of the agent: its card's name and URL, and the version of the interface in use. */
   private told(): void {
     const watch = this.init.watch;
-    watch.agent = { name: this.cardValue.name, url: redact(this.init.cardUrl) };
-    watch.protocolVersion = this.init.candidates[this.index]?.protocolVersion;
+    const card = this.cardValue;
+    watch.agent = { name: card.name, url: redact(this.init.cardUrl), description: card.description || undefined, version: card.version || undefined };
+    const iface = this.init.candidates[this.index];
+    watch.protocolVersion = iface?.protocolVersion;
+    watch.tenant = iface?.tenant;
   }
 
   /**

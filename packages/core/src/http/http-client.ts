@@ -27,6 +27,8 @@ export interface HttpRequest {
   /** For JSON: the whole exchange. For SSE: until the response headers arrive. */
   timeoutMs?: number | undefined;
   taskId?: string | undefined;
+  /** The message a send carries (for plugins). */
+  messageId?: string | undefined;
   /** Non-2xx statuses to hand back instead of throwing (e.g. 304 for revalidation). */
   passStatuses?: number[] | undefined;
   /** The trace context to continue (the caller's, or the task's); none: a new trace. */
@@ -180,7 +182,7 @@ export class HttpClient {
     let observed: WatchedRequest | undefined;
     try {
       observed = this.options.watch?.hooks?.begin(
-        { operation: request.operation, method: request.method, url: String(request.url), taskId: request.taskId, stream: request.expect === 'sse', parent: request.trace },
+        { operation: request.operation, method: request.method, url: String(request.url), taskId: request.taskId, messageId: request.messageId, stream: request.expect === 'sse', parent: request.trace },
         headers,
       );
     } catch (error) {

@@ -48,10 +48,19 @@ export class Observers implements WatchHooks {
   private readonly warned = new Set<string>();
   private readonly plugins: readonly TetherPlugin[];
   private readonly pluginsWatchTasks: boolean;
+  /** The lifecycle event types some plugin asked for (`TetherPlugin.lifecycle`; all when one did not say). */
+  private readonly pluginTypes: ReadonlySet<string> | 'all';
 
   constructor(private readonly watch: Watch) {
     this.plugins = watch.plugins;
     this.pluginsWatchTasks = this.plugins.some((p) => p.onTaskEvent || p.onLifecycle);
+    const listening = this.plugins.filter((p) => p.onLifecycle);
+    this.pluginTypes = listening.some((p) => p.lifecycle === undefined) ? 'all' : new Set(listening.flatMap((p) => p.lifecycle ?? []));
+  }
+
+  /** Someone wants lifecycle events of this type (a listener wants every type). */
+  wants(type: LifecycleEvent['type']): boolean {
+    return this.watch.listeners.size > 0 || this.pluginTypes === 'all' || this.pluginTypes.has(type);
   }
 
   get agent(): AgentRef | undefined {
@@ -81,6 +90,8 @@ export class Observers implements WatchHooks {
       method: facts.method,
       url: redact(facts.url),
       taskId: facts.taskId,
+      messageId: facts.messageId,
+      tenant: facts.operation === 'GetAgentCard' ? undefined : this.watch.tenant,
       stream: facts.stream,
       protocolVersion: facts.operation === 'GetAgentCard' ? undefined : this.watch.protocolVersion,
       agent: this.watch.agent,
@@ -136,16 +147,33 @@ export class Observers implements WatchHooks {
   }
 
   streamEvent(event: StreamEvent, info: RequestInfo): void {
-    for (const plugin of this.plugins) if (plugin.onStreamEvent) this.call(plugin, 'onStreamEvent', () => plugin.onStreamEvent?.(event, info));
+    // Per event: no closure, no allocation of ours.
+    for (const plugin of this.plugins) {
+      if (!plugin.onStreamEvent) continue;
+      try {
+        plugin.onStreamEvent(event, info);
+      } catch (error) {
+        this.failed(plugin, 'onStreamEvent', error);
+      }
+    }
   }
 
   taskEvent(event: TaskEvent, task: TaskRef): void {
-    for (const plugin of this.plugins) if (plugin.onTaskEvent) this.call(plugin, 'onTaskEvent', () => plugin.onTaskEvent?.(event, task));
+    for (const plugin of this.plugins) {
+      if (!plugin.onTaskEvent) continue;
+      try {
+        plugin.onTaskEvent(event, task);
+      } catch (error) {
+        this.failed(plugin, 'onTaskEvent', error);
+      }
+    }
   }
 
   /** Hands a lifecycle event to every plugin's `onLifecycle` and every listener. */
   emit(event: LifecycleEvent): void {
-    for (const plugin of this.plugins) if (plugin.onLifecycle) this.call(plugin, 'onLifecycle', () => plugin.onLifecycle?.(event));
+    for (const plugin of this.plugins) {
+      if (plugin.onLifecycle && (plugin.lifecycle === undefined || plugin.lifecycle.includes(event.type))) this.call(plugin, 'onLifecycle', () => plugin.onLifecycle?.(event));
+    }
     for (const listener of this.watch.listeners) {
       try {
         listener(event);

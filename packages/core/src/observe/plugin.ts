@@ -7,6 +7,9 @@ import type { TraceContext } from './trace-context.js';
 export interface AgentRef {
   name: string;
   url: string;
+  /** The card's `description` and `version`, when it has them. */
+  description?: string | undefined;
+  version?: string | undefined;
 }
 
 /**
@@ -23,6 +26,10 @@ export interface RequestInfo {
   readonly url: string;
   /** The task it is about, when known before the answer. */
   readonly taskId: string | undefined;
+  /** The message it sends (`SendMessage`, `SendStreamingMessage`). */
+  readonly messageId: string | undefined;
+  /** The interface's tenant, when the card names one. */
+  readonly tenant: string | undefined;
   /** An SSE stream (its request ends when the stream's reading ends). */
   readonly stream: boolean;
   /** The A2A protocol version of the interface (`undefined` for the card request). */
@@ -120,4 +127,9 @@ export interface TetherPlugin {
   onTaskEvent?(event: TaskEvent, task: TaskRef): void;
   /** Each lifecycle event of the client (the same as `client.observe()` listeners get). */
   onLifecycle?(event: LifecycleEvent): void;
+  /**
+   * The lifecycle event types `onLifecycle` is called with (default: every type). Saying which spares
+   * the follow building the others: an `artifact` event per chunk costs a pass over the chunk's text.
+   */
+  readonly lifecycle?: readonly LifecycleEvent['type'][] | undefined;
 }

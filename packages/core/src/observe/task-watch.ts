@@ -84,7 +84,7 @@ export class TaskWatch {
   /** Tells a lifecycle event of the task. */
   tell(taskId: string, contextId: string, event: DistributiveOmit<LifecycleEvent, keyof LifecycleBase>): void {
     const hooks = this.watch.hooks;
-    if (hooks?.watchesTasks) hooks.emit({ ...this.base(taskId, contextId), ...event } as LifecycleEvent);
+    if (hooks?.watchesTasks && hooks.wants(event.type)) hooks.emit({ ...this.base(taskId, contextId), ...event } as LifecycleEvent);
   }
 
   /** The events the handle was just handed. */
@@ -102,8 +102,10 @@ export class TaskWatch {
         case 'status': {
           const from = this.state;
           this.state = event.state;
-          const source = event.recovered ? 'snapshot' : (SOURCES[this.link] ?? 'stream');
-          this.tell(taskId, contextId, { type: 'state-changed', from, to: event.state, source });
+          if (hooks.wants('state-changed')) {
+            const source = event.recovered ? 'snapshot' : (SOURCES[this.link] ?? 'stream');
+            this.tell(taskId, contextId, { type: 'state-changed', from, to: event.state, source });
+          }
           if (event.state === 'input-required' || event.state === 'auth-required') this.tell(taskId, contextId, { type: 'paused', state: event.state });
           break;
         }
@@ -112,6 +114,7 @@ export class TaskWatch {
           this.tell(taskId, contextId, { type: 'connection-changed', state: event.state, attempt: event.attempt, delayMs: event.delayMs, error: event.error });
           break;
         case 'artifact': {
+          if (!hooks.wants('artifact')) break;
           const seen = (this.artifacts ??= new Set());
           const known = seen.has(event.artifactId);
           seen.add(event.artifactId);

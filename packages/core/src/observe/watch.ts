@@ -10,6 +10,7 @@ export interface RequestFacts {
   method: string;
   url: string;
   taskId: string | undefined;
+  messageId: string | undefined;
   stream: boolean;
   parent: TraceContext | undefined;
 }
@@ -24,6 +25,8 @@ export interface WatchedRequest {
 /** The hooks of a {@link Watch} (`Observers`, loaded with the task engine). */
 export interface WatchHooks {
   readonly watchesTasks: boolean;
+  /** Someone wants lifecycle events of this type. */
+  wants(type: LifecycleEvent['type']): boolean;
   /** @throws TetherError `PLUGIN_REFUSED` */
   begin(facts: RequestFacts, headers: Record<string, string>): WatchedRequest | undefined;
   taskEvent(event: TaskEvent, task: TaskRef): void;
@@ -44,8 +47,9 @@ export class Watch {
   hooks: WatchHooks | undefined;
   /** The agent, once its card is read; requests and events name it. */
   agent: AgentRef | undefined;
-  /** The protocol version of the interface in use. */
+  /** The protocol version and the tenant of the interface in use. */
   protocolVersion: string | undefined;
+  tenant: string | undefined;
 
   constructor(readonly plugins: readonly TetherPlugin[] = []) {
     plugins.forEach((plugin, index) => {

@@ -56,7 +56,9 @@ export async function cancelAndWatch(core: FollowCore, options: CancelOptions): 
   const r = core.view;
   if (!r) throw new TetherError('INVALID_ARGUMENT', 'no task to cancel yet', { maybeDelivered: false });
   const { client, principal, scheduler } = core.context;
-  const { reason, waitMs = DEFAULTS.cancelWaitMs, ...call } = options;
+  const { reason, waitMs = DEFAULTS.cancelWaitMs, ...given } = options;
+  // After the follow ended too, the cancel and its look continue the task's trace.
+  const call = { traceContext: core.options.traceContext, ...given };
   const asked: CancelRecord = { requestedAt: scheduler.now(), reason, ...(principal === undefined ? {} : { by: principal }) };
   core.persist({ cancel: asked });
   let answer: Task;
@@ -67,11 +69,11 @@ export async function cancelAndWatch(core: FollowCore, options: CancelOptions): 
     });
   } catch (error) {
     if (!(error instanceof TaskNotCancelableError)) throw error;
-    answer = await client.getTask(r.taskId, { signal: call.signal });
+    answer = await client.getTask(r.taskId, { signal: call.signal, traceContext: call.traceContext });
   }
   if (!core.finished && (core.session === undefined || !isTerminalState(answer.status.state))) {
     // Nothing open would show the outcome (or the agent says it is still stopping): ask.
-    const seen = isTerminalState(answer.status.state) ? await client.getTask(r.taskId, { signal: call.signal }) : answer;
+    const seen = isTerminalState(answer.status.state) ? await client.getTask(r.taskId, { signal: call.signal, traceContext: call.traceContext }) : answer;
     if (!core.finished && isTerminalState(seen.status.state)) {
       absorbSnapshot(core, seen, false);
       core.interrupt({ type: 'state-changed' });

@@ -33,7 +33,7 @@ export interface EngineClient {
   sendMessage(message: Message, options: SendOptions): Promise<SendResult>;
   openStream(message: Message, options: SendOptions, signal: AbortSignal): Promise<EventFeed>;
   openSubscription(taskId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<EventFeed>;
-  getTask(taskId: string, options: { historyLength?: number | undefined; signal?: AbortSignal | undefined }): Promise<Task>;
+  getTask(taskId: string, options: { historyLength?: number | undefined; signal?: AbortSignal | undefined; traceContext?: TraceContext | undefined }): Promise<Task>;
   listTasks(query: ListTasksQuery, options: CallOptions): Promise<TaskPage>;
   cancelTask(taskId: string, options: { metadata?: Record<string, unknown> | undefined } & CallOptions): Promise<Task>;
   createPushConfig(config: PushNotificationConfig, options: CallOptions): Promise<PushNotificationConfig>;

@@ -188,6 +188,7 @@ export class JsonRpcTransport implements Transport {
     options: CallOptions | undefined,
     taskId: string | undefined,
     decode: (result: unknown, context: ErrorContext, secrets: string[]) => T,
+    messageId?: string,
   ): Promise<T> {
     const method = this.method(operation);
     const id = nextId++;
@@ -201,6 +202,7 @@ export class JsonRpcTransport implements Transport {
       signal: options?.signal,
       timeoutMs: options?.timeoutMs,
       taskId,
+      messageId,
       trace: options?.traceContext,
     });
     const { body, context, secrets } = answer;
@@ -213,6 +215,7 @@ export class JsonRpcTransport implements Transport {
     options: SubscribeOptions | undefined,
     signal: AbortSignal,
     taskId: string | undefined,
+    messageId?: string,
   ): Promise<EventFeed> {
     const method = this.method(operation);
     const headers = protocolHeaders(this.context, options, 'text/event-stream');
@@ -228,19 +231,25 @@ export class JsonRpcTransport implements Transport {
       signal,
       timeoutMs: options?.timeoutMs,
       taskId,
+      messageId,
       trace: options?.traceContext,
     });
     return new EventFeed(open, new JsonRpcFrameDecoder(id, this.dialect, open.secrets), this.context.maxEventSize, { taskId });
   }
 
   async sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
-    return this.call('send', this.encoder.sendParams(params), options, params.message.taskId, (result, context, secrets) =>
-      decodeOrThrow(() => decodeSendResult(result, this.dialect), context, secrets),
+    return this.call(
+      'send',
+      this.encoder.sendParams(params),
+      options,
+      params.message.taskId,
+      (result, context, secrets) => decodeOrThrow(() => decodeSendResult(result, this.dialect), context, secrets),
+      params.message.messageId,
     );
   }
 
   openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed> {
-    return this.feed('stream', this.encoder.sendParams(params), options, signal, params.message.taskId);
+    return this.feed('stream', this.encoder.sendParams(params), options, signal, params.message.taskId, params.message.messageId);
   }
 
   async getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {

@@ -116,6 +116,7 @@ export class RestTransport implements Transport {
     const request = this.request('SendMessage', 'POST', this.path('SendMessage', '/message:send'), options, {
       body: this.encoder.sendParams(params),
       taskId: params.message.taskId,
+      messageId: params.message.messageId,
     });
     return this.json(request, (body) => decodeSendResult(body, this.dialect));
   }
@@ -124,6 +125,7 @@ export class RestTransport implements Transport {
     const request = this.request('SendStreamingMessage', 'POST', this.path('SendStreamingMessage', '/message:stream'), options, {
       body: this.encoder.sendParams(params),
       taskId: params.message.taskId,
+      messageId: params.message.messageId,
     });
     return this.feed(await this.context.http.open({ ...this.sse(request), signal }), params.message.taskId);
   }
