@@ -21,6 +21,10 @@ export default defineConfig({
       },
       {
         extends: true,
+        test: { name: 'otel', include: ['packages/otel/{src,test}/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: { name: 'testkit', include: ['packages/testkit/{src,test}/**/*.test.ts'] },
       },
       {
