@@ -126,7 +126,7 @@ if (runs('throughput')) {
         ['1.0', firehose.v1],
         ['0.3', firehose.v03],
       ]) {
-        log(`throughput v${version}: ${CONFIG.throughput.warmup} warm-up + ${CONFIG.throughput.rounds} rounds × (socket, undici, floor, official, raw, handle, handle-events)`);
+        log(`throughput v${version}: ${CONFIG.throughput.warmup} warm-up + ${CONFIG.throughput.rounds} rounds × (socket, undici, floor, official, raw, handle, handle-events, handle-otel)`);
         results.throughput[version] = await throughputFor({ version, url, wireEvents: firehose.events, ...CONFIG.throughput, log });
       }
     } finally {
@@ -256,12 +256,13 @@ if (results.throughput) {
           row('raw', 'Tether raw streamMessage()'),
           row('handle', 'Tether handle start() + events()'),
           row('handle-events', 'Tether handle, keepArtifacts: false'),
+          row('handle-otel', 'Tether handle, traced (@a2a-tether/otel)'),
         ],
       ),
     );
     const r = t.ratios;
     const q = t.cpuRatios;
-    console.log(`ratios v${version} (events/s): raw/floor ${x(r.rawVsFloor)}  handle/floor ${x(r.handleVsFloor)}  raw/official ${x(r.rawVsOfficial)}  handle/official ${x(r.handleVsOfficial)}  (official/floor ${x(r.officialVsFloor)})`);
+    console.log(`ratios v${version} (events/s): raw/floor ${x(r.rawVsFloor)}  handle/floor ${x(r.handleVsFloor)}  raw/official ${x(r.rawVsOfficial)}  handle/official ${x(r.handleVsOfficial)}  (official/floor ${x(r.officialVsFloor)})  traced/untraced handle ${x(r.tracedVsHandle)}`);
     console.log(`ratios v${version} (events/CPU-s of the client process): raw/floor ${x(q.rawVsFloor)}  handle/floor ${x(q.handleVsFloor)}  raw/official ${x(q.rawVsOfficial)}  handle/official ${x(q.handleVsOfficial)}  (official/floor ${x(q.officialVsFloor)})`);
     console.log(
       `server v${version}: ${t.server.cpuMsPerTask} ms CPU per task (${num(t.server.eventsPerCpuSecond)} events/CPU-s, median of ${t.server.responses} responses) — ` +

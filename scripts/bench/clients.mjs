@@ -9,12 +9,15 @@
 /* global AbortController, TextDecoder */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createParser } from 'eventsource-parser';
 import { Agent, request } from 'undici';
 
 const root = new URL('../../', import.meta.url);
 export const paths = {
   nodeDist: new URL('packages/node/dist/index.js', root),
+  otelDist: new URL('packages/otel/dist/index.js', root),
+  otelPackage: new URL('packages/otel/package.json', root),
   testkitDist: new URL('packages/testkit/dist/index.js', root),
   sdkDir: new URL('packages/interop/node_modules/@a2a-js/sdk/', root),
 };
@@ -154,8 +157,28 @@ async function createOfficial({ url, version }) {
   };
 }
 
-async function connectTether({ url, version, resilience, fetch }) {
-  return connect(url, { fetch, cardCache: false, preferredBindings: ['JSONRPC'], protocolVersions: [version], resilience });
+async function connectTether({ url, version, resilience, fetch, plugins }) {
+  return connect(url, { fetch, cardCache: false, preferredBindings: ['JSONRPC'], protocolVersions: [version], resilience, plugins });
+}
+
+/**
+ * `@a2a-tether/otel` with the OpenTelemetry SDK as an app would set it up: a tracer provider whose
+ * batch processor hands every span to an exporter (in memory here, emptied after each batch).
+ */
+async function otelPlugins() {
+  const { otel } = await import(paths.otelDist.href);
+  // The SDK as the otel package resolves it (its ESM build is not loadable by Node as is: the CommonJS one).
+  const sdk = createRequire(paths.otelPackage)('@opentelemetry/sdk-trace-base');
+  const exporter = new sdk.InMemorySpanExporter();
+  const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
+  return {
+    plugins: [otel({ tracerProvider: provider })],
+    flush: async () => {
+      await provider.forceFlush();
+      exporter.reset();
+    },
+    shutdown: () => provider.shutdown(),
+  };
 }
 
 /** Tether raw: client.streamMessage(), iterated with for await. */
@@ -181,9 +204,9 @@ async function createRaw({ url, version }) {
  * Tether handle: client.start(), then for await over handle.events() until it ends, then done().
  * `startOptions`: e.g. `{ keepArtifacts: false }` (an app that renders from events only).
  */
-async function createHandle({ url, version }, startOptions = {}) {
+async function createHandle({ url, version }, startOptions = {}, tracing) {
   const fetch = nodeFetch();
-  const client = await connectTether({ url, version, fetch });
+  const client = await connectTether({ url, version, fetch, plugins: tracing?.plugins });
   return {
     /** `events`: yielded by events() but connection events, counted apart; also awaits done(). */
     async run(text) {
@@ -204,8 +227,12 @@ async function createHandle({ url, version }, startOptions = {}) {
     /** Detached and finished tasks stay in the store (resumable); an app that is done forgets them. */
     async forget() {
       for (const record of await client.store.list()) await client.store.delete(record.taskId);
+      await tracing?.flush();
     },
-    close: () => fetch.dispatcher.close(),
+    close: async () => {
+      await tracing?.shutdown();
+      await fetch.dispatcher.close();
+    },
   };
 }
 
@@ -218,6 +245,11 @@ export const CLIENTS = {
     label: 'Tether handle, keepArtifacts: false (an app that renders from events only)',
     short: 'handle, no kept artifact',
     create: (target) => createHandle(target, { keepArtifacts: false }),
+  },
+  'handle-otel': {
+    label: 'Tether handle with @a2a-tether/otel (OpenTelemetry SDK, batch processor)',
+    short: 'handle, traced',
+    create: async (target) => createHandle(target, {}, await otelPlugins()),
   },
 };
 

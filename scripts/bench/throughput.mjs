@@ -54,7 +54,7 @@ const READERS = {
  * `wireEvents`: events in one firehose task. Returns per client: median events/s and the rounds.
  */
 export async function throughputFor({ version, url, wireEvents, rounds, warmup, log }) {
-  const kinds = ['socket', 'discard', 'floor', 'official', 'raw', 'handle', 'handle-events'];
+  const kinds = ['socket', 'discard', 'floor', 'official', 'raw', 'handle', 'handle-events', 'handle-otel'];
   const makers = { ...READERS, ...CLIENTS };
   const clients = {};
   const results = {};
@@ -132,6 +132,7 @@ export async function throughputFor({ version, url, wireEvents, rounds, warmup, 
       handleVsOfficial: ratio('handle', 'official'),
       officialVsFloor: ratio('official', 'floor'),
       floorVsServer: ratio('floor', 'socket'),
+      tracedVsHandle: ratio('handle-otel', 'handle'),
     },
   };
 }
