@@ -128,4 +128,5 @@ export type {
 } from './observe/plugin.js';
 export type { LifecycleListener } from './observe/watch.js';
 export type { TraceContext } from './observe/trace-context.js';
+export type { Logger } from './observe/log-plugin.js';
 export type { FetchLike } from './http/fetch-like.js';

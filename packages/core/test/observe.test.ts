@@ -331,3 +331,52 @@ describe('lifecycle events (client.observe)', () => {
     expect(JSON.stringify(events, (_key, value: unknown) => (value instanceof Error ? { ...value, message: value.message } : value))).not.toContain(token);
   });
 });
+
+describe('the debug log (connect(url, { log }), TETHER_DEBUG)', () => {
+  it('tells the chosen interface, every request and answer, stream events by kind, reconnects — never a credential or content', async () => {
+    const token = 'sk-log-planted-token-1357924680';
+    const a = await agent({ versions: ['1.0'], auth: { bearer: [token] } });
+    const proxy = await startFaultProxy({ target: a.origin });
+    proxies.push(proxy);
+    proxy.addFault({ kind: 'cut', afterEvents: 3, mode: 'reset', times: 1, match: { sse: true } });
+    const lines: [string, string][] = [];
+    const log = {
+      debug: (m: string) => lines.push(['debug', m]),
+      info: (m: string) => lines.push(['info', m]),
+      warn: (m: string) => lines.push(['warn', m]),
+    };
+    const client = await connect(proxy.url, { cardCache: false, auth: { bearer: token }, log, resilience: { initialDelayMs: 5, maxDelayMs: 20 } });
+    const handle = await client.start('stream updates=2 chunks=5 delayMs=5');
+    await handle.done();
+    const text = lines.map(([, m]) => m);
+    expect(text.every((m) => m.startsWith('[tether] '))).toBe(true);
+    expect(lines.find(([level, m]) => level === 'info' && m.includes('JSONRPC v1.0'))).toBeDefined();
+    expect(text.some((m) => m.includes('→ GetAgentCard GET'))).toBe(true);
+    expect(text.some((m) => m.includes('→ SendStreamingMessage POST'))).toBe(true);
+    expect(text.some((m) => /← SendStreamingMessage (HTTP 200|no answer)/.test(m))).toBe(true);
+    expect(text.some((m) => m.includes('event: status working'))).toBe(true);
+    expect(lines.find(([level, m]) => level === 'info' && m.includes('link reconnecting in'))).toBeDefined();
+    expect(text.some((m) => m.includes('→ SubscribeToTask POST'))).toBe(true);
+    expect(text.join('\n')).not.toContain(token);
+    expect(text.join('\n')).not.toContain('chunk-');
+  });
+
+  it('TETHER_DEBUG=1 turns on console; unset, nothing is written', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const debug = vi.spyOn(console, 'debug').mockImplementation(() => undefined);
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    const quiet = await connect(a.url, { cardCache: false });
+    await quiet.sendMessage('echo hi');
+    expect(debug).not.toHaveBeenCalled();
+    expect(info).not.toHaveBeenCalled();
+    vi.stubEnv('TETHER_DEBUG', '1');
+    try {
+      const loud = await connect(a.url, { cardCache: false });
+      await loud.sendMessage('echo hi');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(info.mock.calls.some(([m]) => String(m).includes('JSONRPC'))).toBe(true);
+    expect(debug.mock.calls.some(([m]) => String(m).includes('→ SendMessage POST'))).toBe(true);
+  });
+});

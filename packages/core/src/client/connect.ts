@@ -24,6 +24,8 @@ import { openClient, type A2AClient } from './a2a-client.js';
 import { randomId } from '../model/message-input.js';
 import { checkMaxRetries, retryUnary } from './retry-unary.js';
 import { Watch } from '../observe/watch.js';
+import { debugLogger } from '../observe/debug-logger.js';
+import type { Logger } from '../observe/log-plugin.js';
 import type { TetherPlugin } from '../observe/plugin.js';
 
 /** Options of {@link connect}. */
@@ -55,6 +57,13 @@ export interface ConnectOptions extends NegotiationPreferences {
    * once it does; `false` never (a plugin may still set them).
    */
   traceHeaders?: boolean | 'same-origin' | undefined;
+  /**
+   * Tether's debug log (docs/observability.md#debug-log): which interface was chosen and why, every
+   * request and answer, each stream event (kind, ids, state; never content), reconnects and their waits —
+   * each line one string, credentials redacted. `console` and pino loggers work as they are. Default:
+   * off, unless `TETHER_DEBUG=1` (or `localStorage.tetherDebug` in a page) turns on `console`.
+   */
+  log?: Logger | undefined;
   /** Extension URIs to activate on every call. */
   extensions?: string[] | undefined;
   /** Default time limit of calls (see {@link DEFAULTS}.timeoutMs); for retried calls, of each attempt. */
@@ -203,7 +212,7 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
     });
   }
   const fetch = options.fetch ?? defaultFetch();
-  const watch = new Watch(options.plugins);
+  const log = options.log ?? debugLogger();
   const scheduler = options.scheduler ?? realScheduler;
   const now = options.now ?? (() => scheduler.now());
   const auth = options.auth ?? {};
@@ -222,8 +231,11 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
   // Reading the card and following tasks come after the card's round trip: their code loads during it.
   cardReader.preload();
   taskEngine.preload();
-  // Plugins see every request, the card's first: their hooks come with the engine's code (D29).
-  if (watch.plugins.length > 0) watch.hooks ??= new (await taskEngine.get()).Observers(watch);
+  // Plugins see every request, the card's first: their hooks (and the log's) come with the engine's code (D29).
+  const plugins = options.plugins ?? [];
+  const engine = plugins.length > 0 || log ? await taskEngine.get() : undefined;
+  const watch = new Watch(log && engine ? [...plugins, engine.logPlugin(log)] : plugins);
+  if (engine) watch.hooks = new engine.Observers(watch);
   let card: AgentCard;
   let cardUrl: string;
   if (options.card !== undefined) {
@@ -261,6 +273,9 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
   if (options.verifyCard) card = await verifiedCard(options.verifyCard, card, { url: cardUrl, signal: options.signal });
 
   const candidates = negotiate(card, options);
+  log?.info?.(
+    `[tether] ${redact(`agent "${card.name}" (${cardUrl}): ${candidates.map((c) => `${c.binding} v${c.protocolVersion} ${c.url}`).join(', then ')} — the card's interfaces this client speaks, in the order of your preferences`)}`,
+  );
   // The caller vouched for the origin it named, not for wherever a redirect of the card request led (G7).
   const origin = base.origin;
   const credentials = new CredentialStore(planCredentials(auth, card.securitySchemes, card.securityRequirements), auth, origin);

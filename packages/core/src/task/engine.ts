@@ -5,3 +5,4 @@ export type { EngineHost, FollowSettings } from './engine-client.js';
 export { startTask, resumeTask } from './start-task.js';
 export { listRecords } from './records.js';
 export { Observers } from '../observe/observers.js';
+export { logPlugin } from '../observe/log-plugin.js';
