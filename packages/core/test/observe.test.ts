@@ -380,3 +380,25 @@ describe('the debug log (connect(url, { log }), TETHER_DEBUG)', () => {
     expect(debug.mock.calls.some(([m]) => String(m).includes('→ SendMessage POST'))).toBe(true);
   });
 });
+
+describe('secrets stay out of what is observed', () => {
+  it('an API key the card puts in the query string appears in no request info, lifecycle event, plugin outcome or log line', async () => {
+    const key = 'ak-query-planted-key-24680135';
+    const a = await agent({ versions: ['1.0'], auth: { apiKey: { query: 'api_key', values: [key] } } });
+    const plugin = recorder();
+    const lines: string[] = [];
+    const client = await connect(a.url, { cardCache: false, auth: { apiKey: key }, plugins: [plugin], log: { debug: (m) => lines.push(m), info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+    expect(client.credentialsInQuery).toEqual(['api_key']);
+    const events: LifecycleEvent[] = [];
+    client.observe((event) => events.push(event));
+    await (await client.start('stream updates=1 chunks=2')).done();
+    await expect(client.getTask('no-such-task')).rejects.toMatchObject({ code: 'A2A_ERROR' });
+    // The key did travel (the agent checks it), in the URL.
+    expect(a.requests.some((r) => r.search.includes(key))).toBe(true);
+    const seen = JSON.stringify({ requests: plugin.requests, outcomes: plugin.outcomes, lifecycle: plugin.seenLifecycle, events, lines }, (_k, value: unknown) =>
+      value instanceof Error ? { ...value, message: value.message } : value,
+    );
+    expect(plugin.requests.length).toBeGreaterThan(1);
+    expect(seen).not.toContain(key);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Logger } from './log-plugin.js';
 
-/** The logger `TETHER_DEBUG=1` (Node and other runtimes with `process.env`) or `localStorage.tetherDebug` (a page) turns on. */
+/** The logger the environment variable `TETHER_DEBUG=1` (Node, Bun, Deno) or `localStorage.tetherDebug` (a page) turns on. */
 export function debugLogger(): Logger | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['TETHER_DEBUG'];
   let stored: string | null | undefined;
