@@ -125,6 +125,8 @@ export type {
   LifecycleBase,
   AgentRef,
   TaskRef,
+  FrameworkSpan,
+  FrameworkSpanEnd,
 } from './observe/plugin.js';
 export type { LifecycleListener } from './observe/watch.js';
 export type { TraceContext } from './observe/trace-context.js';

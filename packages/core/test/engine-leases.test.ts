@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryTaskStore, TetherError, type A2AClient, type LeasingTaskStore, type StoreLease, type StoreWriteOptions, type TaskRecord } from '../src/index.js';
+import { MemoryTaskStore, TetherError, type A2AClient, type LifecycleEvent, type LeasingTaskStore, type StoreLease, type StoreWriteOptions, type TaskRecord } from '../src/index.js';
 import { record, rpcResult, startScriptedAgent, T, task, taskFrame, within, type ScriptedAgent } from './helpers/scripted-agent.js';
 
 // Several processes sharing a store that leases tasks (issue 7): the engine drives a task only while it
@@ -140,6 +140,29 @@ describe('leases: one process drives a task', () => {
     const subscribes = agent.count('SubscribeToTask');
     await agent.clock.advance(60_000);
     expect(agent.count('SubscribeToTask')).toBe(subscribes); // nothing more from this process
+  });
+
+  it('lifecycle: the lease taken (with its fencing token) and lost (with why) are events of the task', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const lines: string[] = [];
+    const log = { info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`), debug: () => undefined };
+    const a = await agent.client({ store, leaseOwner: 'process-a', log });
+    const events: LifecycleEvent[] = [];
+    a.observe((event) => events.push(event));
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the observers' code loads with the engine
+    const handle = await a.start('go');
+    store.refuseRenewals = true;
+    await within(agent.clock, handle.done()).catch(() => undefined);
+    const leases = events.filter((e): e is Extract<LifecycleEvent, { type: 'lease' }> => e.type === 'lease');
+    expect(leases.map((e) => [e.change, e.taskId])).toEqual([
+      ['taken', T],
+      ['lost', T],
+    ]);
+    expect(leases[0]?.fence).toBe(store.fences.get(T));
+    expect(leases[1]?.reason).toMatch(/lease/i);
+    // The debug log says both: taken at info with the token, lost at warn with why.
+    expect(lines).toContain(`info [tether] task ${T} lease taken (fence ${String(store.fences.get(T))})`);
+    expect(lines.some((l) => l.startsWith(`warn [tether] task ${T} lease lost: `))).toBe(true);
   });
 
   it('a process cut off from the store (renewals never answer) stops driving within two thirds of the TTL, before another can take the task', async () => {

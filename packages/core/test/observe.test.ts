@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { startFaultProxy, startTestAgent, type FaultProxy, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   connect,
+  MemoryTaskStore,
   TetherError,
   type LifecycleEvent,
   type RequestInfo,
@@ -282,7 +284,7 @@ describe('lifecycle events (client.observe)', () => {
     expect(events.length).toBe(count);
   });
 
-  it('artifacts: created, updated, completed, with parts and UTF-8 bytes, never content', async () => {
+  it('artifacts: created, updated, completed, with parts, UTF-8 bytes and the SHA-256 of the content so far, never content', async () => {
     const a = await agent({
       versions: ['1.0'],
       scenarios: {
@@ -305,7 +307,66 @@ describe('lifecycle events (client.observe)', () => {
       ['updated', 'a1', 1, 7],
       ['completed', 'a1', 1, 1],
     ]);
+    // The digest of the content so far, as anyone holding the artifact's text computes it.
+    const sha = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+    expect(events.flatMap((e) => (e.type === 'artifact' ? [e.sha256] : []))).toEqual([sha('café'), sha('café 東京'), sha('café 東京!')]);
     expect(JSON.stringify(events)).not.toContain('café');
+  });
+
+  it('a task followed again after a restart continues its trace: the record keeps the first request\'s context and the parent task', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const store = new MemoryTaskStore();
+    const first = await connect(a.url, { cardCache: false, store });
+    const caller = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const handle = await first.start('slow steps=30 delayMs=20', { traceContext: { traceparent: caller }, parentTaskId: 'parent-task' });
+    const taskId = handle.taskId as string;
+    const send = a.requests.find((r) => r.method === 'POST');
+    const record = await store.get(taskId);
+    expect(record?.trace?.traceparent).toBe(send?.headers['traceparent']);
+    expect(record?.parentTaskId).toBe('parent-task');
+    handle.detach();
+    // A new process on the same store: no traceContext given.
+    a.requests.length = 0;
+    const second = await connect(a.url, { cardCache: false, store });
+    const events: LifecycleEvent[] = [];
+    second.observe((event) => events.push(event));
+    const resumed = await second.resume(taskId);
+    await resumed.done();
+    const posts = a.requests.filter((r) => r.method === 'POST');
+    expect(posts.length).toBeGreaterThanOrEqual(1);
+    for (const r of posts) expect(traceId(r.headers['traceparent'])).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    const told = events.filter((e) => e.type === 'state-changed');
+    expect(told.length).toBeGreaterThan(0);
+    for (const e of told) expect(e).toMatchObject({ parentTaskId: 'parent-task', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' });
+  });
+
+  it('cost: the agent\'s reported cost is a lifecycle event and lands in the task\'s record; a task without one has neither', async () => {
+    const a = await agent({
+      versions: ['1.0'],
+      scenarios: {
+        priced: (ctx) => {
+          ctx.status('working');
+          ctx.status('completed', 'done', { metadata: { cost: { amount: 0.42, unit: 'USD' } } });
+        },
+        free: (ctx) => {
+          ctx.status('working');
+          ctx.status('completed', 'done');
+        },
+      },
+    });
+    const store = new MemoryTaskStore();
+    const client = await connect(a.url, { cardCache: false, store });
+    const events: LifecycleEvent[] = [];
+    client.observe((event) => events.push(event));
+    const priced = await client.start('priced');
+    await priced.done();
+    const free = await client.start('free');
+    await free.done();
+    const costs = events.filter((e) => e.type === 'cost');
+    expect(costs).toHaveLength(1);
+    expect(costs[0]).toMatchObject({ type: 'cost', amount: 0.42, unit: 'USD', taskId: priced.taskId });
+    expect((await store.get(priced.taskId as string))?.cost).toEqual({ amount: 0.42, unit: 'USD' });
+    expect((await store.get(free.taskId as string))?.cost).toBeUndefined();
   });
 
   it('cancel: requested, then confirmed once the agent shows canceled', async () => {
@@ -400,5 +461,24 @@ describe('secrets stay out of what is observed', () => {
     );
     expect(plugin.requests.length).toBeGreaterThan(1);
     expect(seen).not.toContain(key);
+  });
+});
+
+describe('Sha256 (artifact digests)', () => {
+  it('equals node:crypto for every length around the block edges, fed in pieces, read at every step', async () => {
+    const { Sha256 } = await import('../src/observe/sha256.js');
+    const { randomBytes } = await import('node:crypto');
+    for (const n of [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000, 70_000]) {
+      const data = randomBytes(n);
+      const hash = new Sha256();
+      let at = 0;
+      for (let step = 1; at < n; step = (step * 7) % 97 + 1) {
+        const next = Math.min(n, at + step);
+        hash.update(data.subarray(at, next));
+        at = next;
+        if (n < 2_000) expect(hash.hex()).toBe(createHash('sha256').update(data.subarray(0, at)).digest('hex'));
+      }
+      expect(hash.hex()).toBe(createHash('sha256').update(data).digest('hex'));
+    }
   });
 });

@@ -16,7 +16,18 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import type { LifecycleEvent, RequestHeaders, RequestInfo, RequestOutcome, StreamEvent, TetherError, TetherPlugin } from '@a2a-tether/core';
+import type {
+  FrameworkSpan,
+  FrameworkSpanEnd,
+  LifecycleEvent,
+  RequestHeaders,
+  RequestInfo,
+  RequestOutcome,
+  StreamEvent,
+  TetherError,
+  TetherPlugin,
+  TraceContext,
+} from '@a2a-tether/core';
 
 /** The conventions this package emits, pinned: the A2A client span of semantic-conventions-genai on semantic conventions v1.44.0. */
 export const A2A_SEMCONV = { document: 'semantic-conventions-genai docs/gen-ai/a2a.md', status: 'development', base: '1.44.0' } as const;
@@ -77,6 +88,46 @@ function record(call: Call, event: StreamEvent): void {
   }
 }
 
+/** `server.address` and `server.port` of a URL (none when it does not parse). */
+function serverOf(url: string, out: Attributes): void {
+  try {
+    const parsed = new URL(url);
+    out['server.address'] = parsed.hostname;
+    out['server.port'] = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+  } catch {
+    // A URL that does not parse names no server.
+  }
+}
+
+/**
+ * `gen_ai.provider.name` of a hop's `invoke_agent` span: the conventions require one, and a remote
+ * A2A agent does not say which model provider is behind it, so Tether names the protocol it reached
+ * the agent by (a custom value, as the conventions allow).
+ */
+export const A2A_PROVIDER_NAME = 'a2a';
+
+/** The name, kind and attributes of a workflow's or hop's span (GenAI agent spans: `invoke_workflow`, `invoke_agent`). */
+function frameworkSpan(span: FrameworkSpan): { name: string; kind: SpanKind; attributes: Attributes } {
+  const attributes: Attributes = { 'gen_ai.conversation.id': span.contextId, 'a2a.tether.workflow.id': span.workflowId };
+  if (span.resumed) attributes['a2a.tether.resumed'] = true;
+  if (span.kind === 'workflow') {
+    attributes['gen_ai.operation.name'] = 'invoke_workflow';
+    if (span.workflowName) attributes['gen_ai.workflow.name'] = span.workflowName;
+    return { name: span.workflowName ? `invoke_workflow ${span.workflowName}` : 'invoke_workflow', kind: SpanKind.INTERNAL, attributes };
+  }
+  attributes['gen_ai.operation.name'] = 'invoke_agent';
+  attributes['gen_ai.provider.name'] = A2A_PROVIDER_NAME;
+  if (span.node !== undefined) attributes['a2a.tether.node'] = span.node;
+  if (span.attempt !== undefined) attributes['a2a.tether.attempt'] = span.attempt;
+  if (span.parentTaskId !== undefined) attributes['a2a.tether.parent_task.id'] = span.parentTaskId;
+  const agent = span.agent;
+  if (agent?.name) attributes['gen_ai.agent.name'] = agent.name;
+  if (agent?.description) attributes['gen_ai.agent.description'] = agent.description;
+  if (agent?.version) attributes['gen_ai.agent.version'] = agent.version;
+  if (agent?.url) serverOf(agent.url, attributes);
+  return { name: agent?.name ? `invoke_agent ${agent.name}` : 'invoke_agent', kind: SpanKind.CLIENT, attributes };
+}
+
 /** The attributes a call's span starts with. */
 function requestAttributes(request: RequestInfo): Attributes {
   const out: Attributes = { 'a2a.method.name': request.operation };
@@ -87,13 +138,7 @@ function requestAttributes(request: RequestInfo): Attributes {
   if (request.agent?.name) out['gen_ai.agent.name'] = request.agent.name;
   if (request.agent?.description) out['gen_ai.agent.description'] = request.agent.description;
   if (request.agent?.version) out['gen_ai.agent.version'] = request.agent.version;
-  try {
-    const url = new URL(request.url);
-    out['server.address'] = url.hostname;
-    out['server.port'] = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  } catch {
-    // A URL that does not parse names no server.
-  }
+  serverOf(request.url, out);
   return out;
 }
 
@@ -123,12 +168,21 @@ export function otel(options: OtelOptions = {}): TetherPlugin {
   /** Waits before a reconnect, per task: told on the next request of the task. */
   const backoffs = new Map<string, Extract<LifecycleEvent, { type: 'connection-changed' }>[]>();
 
-  const parentOf = (request: RequestInfo): Context => {
-    const parent = request.parent?.traceparent;
+  /** Workflows' and hops' spans, until they end. */
+  const frameworkSpans = new Map<FrameworkSpan, Span>();
+
+  const parentOf = (given: TraceContext | undefined): Context => {
+    const parent = given?.traceparent;
     if (parent === undefined) return contextApi.active();
     const carrier: Record<string, string> = { traceparent: parent };
-    if (request.parent?.tracestate) carrier['tracestate'] = request.parent.tracestate;
+    if (given?.tracestate) carrier['tracestate'] = given.tracestate;
     return (propagator ?? propagation).extract(contextApi.active(), carrier, defaultTextMapGetter);
+  };
+  /** The propagation headers of `span` (what a request, or a context handed on, carries). */
+  const carrierOf = (span: Span): Record<string, string> => {
+    const carrier: Record<string, string> = {};
+    (propagator ?? propagation).inject(trace.setSpan(contextApi.active(), span), carrier, defaultTextMapSetter);
+    return carrier;
   };
 
   return {
@@ -137,7 +191,7 @@ export function otel(options: OtelOptions = {}): TetherPlugin {
     lifecycle: ['connection-changed'],
     onRequest(request: RequestInfo, headers: RequestHeaders): void {
       if (request.operation === 'GetAgentCard' && !options.cardRequests) return;
-      const span = tracerOf().startSpan(request.operation, { kind: SpanKind.CLIENT, attributes: requestAttributes(request) }, parentOf(request));
+      const span = tracerOf().startSpan(request.operation, { kind: SpanKind.CLIENT, attributes: requestAttributes(request) }, parentOf(request.parent));
       calls.set(request.id, { span, taskId: request.taskId, contextId: undefined, state: undefined });
       const waits = request.taskId === undefined ? undefined : backoffs.get(request.taskId);
       if (waits && request.taskId !== undefined) {
@@ -146,9 +200,29 @@ export function otel(options: OtelOptions = {}): TetherPlugin {
           span.addEvent('a2a.tether.backoff', { 'a2a.tether.attempt': wait.attempt ?? 0, 'a2a.tether.delay_ms': wait.delayMs ?? 0, ...(wait.error ? { 'error.type': errorType(wait.error) } : {}) }, wait.at);
         }
       }
-      const carrier: Record<string, string> = {};
-      (propagator ?? propagation).inject(trace.setSpan(contextApi.active(), span), carrier, defaultTextMapSetter);
-      for (const [name, value] of Object.entries(carrier)) headers.set(name, value);
+      for (const [name, value] of Object.entries(carrierOf(span))) headers.set(name, value);
+    },
+    onSpanStart(framework: FrameworkSpan): TraceContext {
+      const { name, kind, attributes } = frameworkSpan(framework);
+      const span = tracerOf().startSpan(name, { kind, attributes, startTime: framework.startedAt }, parentOf(framework.parent));
+      frameworkSpans.set(framework, span);
+      const carrier = carrierOf(span);
+      // A propagator that writes no traceparent (B3 only …): the span context in W3C form, so the hop's requests are its children.
+      const ids = span.spanContext();
+      const traceparent = carrier['traceparent'] ?? `00-${ids.traceId}-${ids.spanId}-${ids.traceFlags & 1 ? '01' : '00'}`;
+      return { traceparent, ...(carrier['tracestate'] ? { tracestate: carrier['tracestate'] } : {}) };
+    },
+    onSpanEnd(framework: FrameworkSpan, end: FrameworkSpanEnd): void {
+      const span = frameworkSpans.get(framework);
+      if (!span) return;
+      frameworkSpans.delete(framework);
+      if (end.taskId !== undefined) span.setAttribute('a2a.task.id', end.taskId);
+      if (end.state !== undefined) span.setAttribute('a2a.tether.state', end.state);
+      if (end.error) {
+        span.setAttribute('error.type', end.error.code || '_OTHER');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: end.error.message });
+      }
+      span.end(end.endedAt);
     },
     onStreamEvent(event: StreamEvent, request: RequestInfo): void {
       const call = calls.get(request.id);

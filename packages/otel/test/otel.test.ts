@@ -2,7 +2,9 @@ import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { connect } from '@a2a-tether/node';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect, createPushReceiver, type LifecycleEvent, type TetherPlugin } from '@a2a-tether/node';
 import { startFaultProxy, startTestAgent, type FaultProxy, type TestAgent } from '@a2a-tether/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorType, otel } from '../src/index.js';
@@ -111,6 +113,55 @@ describe('otel(): spans by the A2A conventions', () => {
     expect(spans.length).toBeGreaterThanOrEqual(1);
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
     expect(parentOf(spans.find((s) => s.name === 'SendStreamingMessage') as ReadableSpan)).toBeUndefined();
+  });
+});
+
+describe('planted secrets', () => {
+  it('a bearer token, an API key and push tokens used in one run appear in no span attribute, span event, lifecycle event or log line', async () => {
+    const bearer = 'sk-otel-run-bearer-PLANT-1111';
+    const apiKey = 'ak-otel-run-apikey-PLANT-2222';
+    const receiverToken = 'pt-otel-run-receiver-PLANT-3333';
+    const configToken = 'pt-otel-run-config-PLANT-4444';
+    const withBearer = await startTestAgent({ versions: ['1.0'], auth: { bearer: [bearer] } });
+    const withKey = await startTestAgent({ versions: ['1.0'], auth: { apiKey: { header: 'X-API-Key', values: [apiKey] } } });
+    agents.push(withBearer, withKey);
+    const receiver = createPushReceiver({ token: receiverToken });
+    const server = createServer(receiver.nodeHandler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    try {
+      const lines: string[] = [];
+      const log = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
+      const lifecycle: LifecycleEvent[] = [];
+      const listener: TetherPlugin = { name: 'listener', onLifecycle: (event) => void lifecycle.push(event) };
+      const plugins = [otel({ tracerProvider: provider, propagator }), listener];
+      const pushed = await connect(withBearer.url, { cardCache: false, auth: { bearer }, plugins, log, push: { receiver, url: hookUrl, safetyPollMs: 200 } });
+      const keyed = await connect(withKey.url, { cardCache: false, auth: { apiKey }, plugins, log });
+      const [one, two] = await Promise.all([
+        pushed.start('stream updates=2 chunks=2 delayMs=30', { delivery: 'push' }),
+        keyed.start('stream updates=1 chunks=2 delayMs=5', { pushNotification: { url: 'http://127.0.0.1:9/hook', token: configToken } }),
+      ]);
+      await Promise.all([one.done(), two.done()]);
+      // The secrets did travel: the agents checked them; the engine's own webhook token went to the agent.
+      const engineToken = withBearer.requests.map((r) => /"token":"([^"]+)"/.exec(JSON.stringify(r.body))?.[1]).find((t) => t !== undefined);
+      expect(engineToken).toBeTypeOf('string');
+      expect(JSON.stringify(withKey.requests.map((r) => r.body))).toContain(configToken);
+      const spans = exporter.getFinishedSpans();
+      expect(spans.length).toBeGreaterThanOrEqual(2);
+      expect(lifecycle.some((e) => e.type === 'request')).toBe(true);
+      // The agent's pushes (with the engine's token) were taken: a state came by push.
+      expect(lifecycle.some((e) => e.type === 'state-changed' && e.source === 'push')).toBe(true);
+      expect(lines.length).toBeGreaterThan(4);
+      const recorded = JSON.stringify(
+        { spans: spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status, links: s.links })), lifecycle, lines },
+        (_key, value: unknown) => (value instanceof Error ? { ...value, message: value.message, stack: value.stack } : value),
+      );
+      for (const secret of [bearer, apiKey, receiverToken, configToken, engineToken as string]) expect(recorded).not.toContain(secret);
+      expect(recorded).not.toContain('PLANT');
+    } finally {
+      await receiver.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

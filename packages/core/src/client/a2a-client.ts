@@ -33,7 +33,7 @@ import type { TaskHandle } from '../task/task-handle.js';
 import type { Scheduler } from '../util/scheduler.js';
 import { retryUnary } from './retry-unary.js';
 import type { LifecycleListener, Watch } from '../observe/watch.js';
-import type { LifecycleEvent } from '../observe/plugin.js';
+import type { LifecycleEvent, TetherPlugin } from '../observe/plugin.js';
 import { redact } from '../errors/redact.js';
 
 /** What the client was built from; internal to `connect()`. */
@@ -140,6 +140,11 @@ export class A2AClient {
     if (engine) watch.hooks ??= new engine.Observers(watch);
     else void taskEngine.get().then((loaded) => (watch.hooks ??= new loaded.Observers(watch)), () => undefined);
     return () => void watch.listeners.delete(own);
+  }
+
+  /** The plugins given to `connect()` (a workflow on this client's agent opens its spans with them). */
+  get plugins(): readonly TetherPlugin[] {
+    return this.init.watch.plugins;
   }
 
   /** The agent card (normalized). Replaced by the extended card after `getExtendedCard()`. */

@@ -42,7 +42,7 @@ export function logPlugin(logger: Logger): TetherPlugin {
   const task = (taskId: string | undefined): string => (taskId === undefined ? '' : ` task ${taskId}`);
   return {
     name: 'tether-log',
-    lifecycle: ['connection-changed', 'state-changed', 'task-created', 'cancel-requested', 'cancel-confirmed', 'plugin-failed'],
+    lifecycle: ['connection-changed', 'state-changed', 'task-created', 'cancel-requested', 'cancel-confirmed', 'plugin-failed', 'lease', 'cost'],
     onRequest(request: RequestInfo): void {
       write('debug', `→ ${request.operation} ${request.method} ${request.url}${task(request.taskId)}${request.messageId ? ` message ${request.messageId}` : ''}`);
     },
@@ -75,6 +75,12 @@ export function logPlugin(logger: Logger): TetherPlugin {
           break;
         case 'plugin-failed':
           write('warn', event.error.message);
+          break;
+        case 'lease':
+          write(event.change === 'lost' ? 'warn' : 'info', `task ${event.taskId ?? '?'} lease ${event.change}${event.fence === undefined ? '' : ` (fence ${event.fence})`}${event.reason ? `: ${event.reason}` : ''}`);
+          break;
+        case 'cost':
+          write('info', `task ${event.taskId ?? '?'} cost ${event.amount} ${event.unit}`);
           break;
         default:
           break;

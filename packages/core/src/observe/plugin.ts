@@ -91,13 +91,70 @@ export type LifecycleEvent = LifecycleBase &
     | { type: 'task-created'; messageId: string }
     | { type: 'state-changed'; from: TaskState; to: TaskState; source: 'stream' | 'snapshot' | 'poll' | 'push' | 'tab' }
     | { type: 'connection-changed'; state: ConnectionState; attempt?: number | undefined; delayMs?: number | undefined; error?: TetherError | undefined }
-    | { type: 'artifact'; change: 'created' | 'updated' | 'completed'; artifactId: string; parts: number; bytes: number }
+    | {
+        type: 'artifact';
+        change: 'created' | 'updated' | 'completed';
+        artifactId: string;
+        /** This chunk's parts and bytes (text in UTF-8, data as JSON, a file's base64 or URI). */
+        parts: number;
+        bytes: number;
+        /**
+         * SHA-256 (hex) of the artifact's content so far — every chunk's text in UTF-8, data as JSON, a
+         * file's decoded bytes or its URI, in order — to compare with the agent's without the content.
+         * Absent once a replay replaced it from a part index on (`keepArtifacts: false`).
+         */
+        sha256?: string | undefined;
+      }
     | { type: 'paused'; state: 'input-required' | 'auth-required' }
+    /** The agent reported what the task cost (`metadata.cost` of the final task or its status message). */
+    | { type: 'cost'; amount: number; unit: string }
     | { type: 'answered'; messageId: string }
     | { type: 'cancel-requested' }
+    /** A store several processes share: this process took the task's lease (`fence`: its fencing token), or lost it (another may drive the task now). */
+    | { type: 'lease'; change: 'taken' | 'lost'; fence?: number | undefined; reason?: string | undefined }
     | { type: 'cancel-confirmed'; state: TaskState }
     | { type: 'plugin-failed'; plugin: string; hook: string; error: TetherError }
   );
+
+/**
+ * A span of the framework around A2A calls: an orchestrator's workflow (`kind: 'workflow'`) or one
+ * attempt of one of its hops on an agent (`kind: 'hop'`). A tracer plugin opens its own span for it
+ * ({@link TetherPlugin.onSpanStart}); the calls of a hop are children of its hop span, and hop spans
+ * children of their workflow's.
+ */
+export interface FrameworkSpan {
+  readonly kind: 'workflow' | 'hop';
+  /** The context the span continues: the workflow's (for a hop), or the caller's / the stored one (for a workflow). */
+  readonly parent: TraceContext | undefined;
+  readonly workflowId: string;
+  /** The workflow's low-cardinality name (`WorkflowOptions.name`), when given. */
+  readonly workflowName: string | undefined;
+  /** The A2A context every task of the workflow shares. */
+  readonly contextId: string;
+  /** Hops: the node and its attempt number. */
+  readonly node: string | undefined;
+  readonly attempt: number | undefined;
+  /** Hops: the agent the attempt's task runs on. */
+  readonly agent: AgentRef | undefined;
+  /** Hops: the task of the node's parent node (the one that delegated it), when it has one. */
+  readonly parentTaskId: string | undefined;
+  /** A workflow picked up again from its store (after a restart), or a hop whose task is followed again. */
+  readonly resumed: boolean;
+  /** When it started (ms since the epoch). */
+  readonly startedAt: number;
+}
+
+/** How a framework span ended. */
+export interface FrameworkSpanEnd {
+  /** The workflow's or the attempt's state (`completed`, `failed`, `timed-out` …). */
+  readonly state: string | undefined;
+  /** Hops: the attempt's task. */
+  readonly taskId: string | undefined;
+  /** Why it failed, when it did: a Tether error code (`TIMEOUT`, `NETWORK` …) and its message. */
+  readonly error: { readonly code: string; readonly message: string } | undefined;
+  /** When it ended (ms since the epoch). */
+  readonly endedAt: number;
+}
 
 /** A task a handle's event belongs to. */
 export interface TaskRef {
@@ -125,6 +182,14 @@ export interface TetherPlugin {
   onStreamEvent?(event: StreamEvent, request: RequestInfo): void;
   /** Each event a task handle hands the app (`handle.events()`), in order. */
   onTaskEvent?(event: TaskEvent, task: TaskRef): void;
+  /**
+   * A workflow or one of its hops starts (`@a2a-tether/core/orchestrate`). Return the trace context its
+   * children continue (the span this plugin opened), or nothing to leave it to the next plugin; when no
+   * plugin returns one, Tether makes a child of `span.parent` itself, so the trace id carries on.
+   */
+  onSpanStart?(span: FrameworkSpan): TraceContext | void;
+  /** The workflow or hop of an earlier `onSpanStart` ended. */
+  onSpanEnd?(span: FrameworkSpan, end: FrameworkSpanEnd): void;
   /** Each lifecycle event of the client (the same as `client.observe()` listeners get). */
   onLifecycle?(event: LifecycleEvent): void;
   /**

@@ -1,8 +1,10 @@
-import type { Part, TaskState } from '../model/types.js';
+import { taskCost } from '../model/cost.js';
+import type { Part, Task, TaskState } from '../model/types.js';
 import type { ConnectionState, TaskEvent } from '../task/task-event.js';
 import type { Watch } from './watch.js';
 import { traceFields } from './observers.js';
 import type { LifecycleBase, LifecycleEvent } from './plugin.js';
+import { Sha256 } from './sha256.js';
 import type { RequestTrace, TraceContext } from './trace-context.js';
 
 /**
@@ -55,6 +57,30 @@ function partsBytes(parts: readonly Part[]): number {
   return bytes;
 }
 
+const utf8 = new TextEncoder();
+
+/** Feeds an event's parts to a digest: text in UTF-8, data as its JSON, a file's decoded bytes (or its URI). */
+function digestParts(hash: Sha256, parts: readonly Part[]): void {
+  for (const part of parts) {
+    if (part.kind === 'text') hash.update(utf8.encode(part.text));
+    else if (part.kind === 'data') hash.update(utf8.encode(JSON.stringify(part.data) ?? ''));
+    else if (part.bytes !== undefined) hash.update(decodeBase64(part.bytes));
+    else hash.update(utf8.encode(part.uri));
+  }
+}
+
+/** Base64 to bytes; what does not decode is hashed as its text. */
+function decodeBase64(text: string): Uint8Array {
+  try {
+    const binary = atob(text);
+    const out = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
+  } catch {
+    return utf8.encode(text);
+  }
+}
+
 const SOURCES: Partial<Record<ConnectionState, 'poll' | 'push'>> = { polling: 'poll', 'waiting-push': 'push' };
 
 /**
@@ -65,8 +91,8 @@ const SOURCES: Partial<Record<ConnectionState, 'poll' | 'push'>> = { polling: 'p
 export class TaskWatch {
   private state: TaskState = 'unknown';
   private link: ConnectionState = 'connecting';
-  /** The artifacts seen so far (made at the first). */
-  private artifacts: Set<string> | undefined;
+  /** The artifacts seen so far and the digest of each one's content (`null`: unknown since a partial replacement). */
+  private artifacts: Map<string, Sha256 | null> | undefined;
 
   constructor(
     private readonly watch: Watch,
@@ -115,17 +141,41 @@ export class TaskWatch {
           break;
         case 'artifact': {
           if (!hooks.wants('artifact')) break;
-          const seen = (this.artifacts ??= new Set());
+          const seen = (this.artifacts ??= new Map());
           const known = seen.has(event.artifactId);
-          seen.add(event.artifactId);
+          // A chunk that does not append replaces the content: its digest starts again (from a part index on: unknown).
+          let hash = event.append ? seen.get(event.artifactId) : event.from === undefined ? new Sha256() : null;
+          if (hash === undefined) hash = new Sha256();
+          if (hash) digestParts(hash, event.parts);
+          seen.set(event.artifactId, hash);
           const change = event.lastChunk ? 'completed' : known ? 'updated' : 'created';
-          this.tell(taskId, contextId, { type: 'artifact', change, artifactId: event.artifactId, parts: event.parts.length, bytes: partsBytes(event.parts) });
+          this.tell(taskId, contextId, {
+            type: 'artifact',
+            change,
+            artifactId: event.artifactId,
+            parts: event.parts.length,
+            bytes: partsBytes(event.parts),
+            ...(hash ? { sha256: hash.hex() } : {}),
+          });
           break;
         }
         default:
           break;
       }
     }
+  }
+
+  /** The task's lease was taken, or lost (`why`): another process may drive the task now. */
+  lease(change: 'taken' | 'lost', task: { taskId: string; contextId: string } | undefined, fence: number | undefined, why?: string): void {
+    if (task) this.tell(task.taskId, task.contextId, { type: 'lease', change, fence, ...(why === undefined ? {} : { reason: why }) });
+  }
+
+  /** The task finished: the cost its agent reported, if any. */
+  finished(task: Task): void {
+    const hooks = this.watch.hooks;
+    if (!hooks?.watchesTasks || !hooks.wants('cost')) return;
+    const cost = taskCost(task);
+    if (cost) this.tell(task.id, task.contextId, { type: 'cost', amount: cost.amount, unit: cost.unit });
   }
 }
 

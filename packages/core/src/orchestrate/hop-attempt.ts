@@ -1,5 +1,6 @@
 import type { A2AClient } from '../client/a2a-client.js';
 import { isTetherError } from '../errors/tether-error.js';
+import { taskCost } from '../model/cost.js';
 import type { MessageInput } from '../model/message-input.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, Metadata, Part, Task } from '../model/types.js';
@@ -19,6 +20,7 @@ import { answerMetadata, refusal, stamp } from './revision-gate.js';
 import { isFinalNodeState, type AttemptRecord, type CostRecord, type LedgerEntry, type NodeRecord, type NodeState, type WorkflowRecord } from './workflow-record.js';
 import { errorInfo } from './workflow-errors.js';
 import type { HopResult, HopSpec, WorkflowEvent, WorkflowOptions } from './workflow-types.js';
+import type { WorkflowTrace } from './workflow-trace.js';
 
 /** Sends of one node (per revision) verified as never delivered before the node fails instead of sending again. */
 const MAX_UNDELIVERED = 3;
@@ -28,13 +30,7 @@ const NOT_DELIVERED = 'not delivered';
 
 /** The default cost reader: `metadata.cost` of the task, else of its final status message. */
 export function defaultCost(task: Task): CostRecord | undefined {
-  const raw = task.metadata?.['cost'] ?? task.status.message?.metadata?.['cost'];
-  if (typeof raw === 'number' && Number.isFinite(raw)) return { amount: raw, unit: 'units' };
-  if (raw !== null && typeof raw === 'object') {
-    const { amount, unit } = raw as { amount?: unknown; unit?: unknown };
-    if (typeof amount === 'number' && Number.isFinite(amount)) return { amount, unit: typeof unit === 'string' ? unit : 'units' };
-  }
-  return undefined;
+  return taskCost(task);
 }
 
 function viewTask(view: TaskView): Task {
@@ -131,6 +127,8 @@ export interface HopParts {
   newId: () => string;
   emit: (event: WorkflowEvent) => void;
   clientOf: (agent: string) => A2AClient;
+  /** The workflow's and hops' spans. */
+  trace: WorkflowTrace;
   /** The runner's state, as the attempts read it. */
   stopped: () => boolean;
   failing: () => string | undefined;
@@ -169,13 +167,15 @@ export class HopAttempts {
   private async resumeAttempt(node: NodeRecord, attempt: AttemptRecord, taskId: string): Promise<AttemptStart> {
     const { journal } = this.p;
     let handle: TaskHandle;
+    const client = this.p.clientOf(attempt.agent);
     try {
-      handle = await this.p.clientOf(attempt.agent).resume(taskId);
+      handle = await client.resume(taskId, { traceContext: this.p.trace.hop(node, attempt, client, true), parentTaskId: this.p.trace.parentTaskOf(node) });
     } catch (error) {
       // The task may still run at the agent: nothing here can follow it, so say so rather than call it failed.
       attempt.error = errorInfo(error);
       attempt.endedAt = journal.iso();
       attempt.state = 'unresolved';
+      this.p.trace.endHop(node, attempt);
       journal.move(node, 'unresolved', `task ${taskId} may still run at ${attempt.agent}, but it could not be followed again: ${attempt.error.message}`);
       await journal.save();
       return SETTLED;
@@ -297,10 +297,19 @@ export class HopAttempts {
     let handle: TaskHandle;
     this.p.actions.inflight.add(entry.id);
     try {
-      handle = await client.start({ ...body, messageId }, { ...this.p.options.start, onResend: (resend) => this.onResend(entry, resend) });
+      handle = await client.start(
+        { ...body, messageId },
+        {
+          ...this.p.options.start,
+          onResend: (resend) => this.onResend(entry, resend),
+          traceContext: this.p.trace.hop(node, attempt, client, false),
+          parentTaskId: this.p.trace.parentTaskOf(node),
+        },
+      );
     } catch (error) {
       this.p.actions.inflight.delete(entry.id);
       attempt.error = errorInfo(error);
+      this.p.trace.endHop(node, attempt);
       const outcome = sendOutcome(error);
       if (outcome === 'not-delivered') {
         this.clearHopBudget(node, attempt);
@@ -329,6 +338,7 @@ export class HopAttempts {
       attempt.artifacts = message ? [{ artifact: { artifactId: 'message', parts: message.parts }, complete: true }] : [];
       this.clearHopBudget(node, attempt);
       this.adoptOrRefuse(node, attempt, [message?.metadata]);
+      this.p.trace.endHop(node, attempt);
       await journal.save();
       return SETTLED;
     }
@@ -365,6 +375,7 @@ export class HopAttempts {
       this.live.delete(key);
       if (this.p.stopped()) return;
       await this.onAttemptEnd(node, attempt, handle.view, task, error);
+      this.p.trace.endHop(node, attempt);
     })();
     ended.catch(() => undefined); // its owner hears of a failure when it takes the start
     return { kind: 'following', ended };

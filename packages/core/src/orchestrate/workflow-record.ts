@@ -1,6 +1,7 @@
 // The persisted shape of a workflow. Everything here is plain JSON: a WorkflowStore writes it whole,
 // and a restarted orchestrator rebuilds its state from it alone.
 
+import type { CostRecord } from '../model/cost.js';
 import type { Artifact, Message, TaskState } from '../model/types.js';
 
 /** Version of {@link WorkflowRecord}; a store refuses records newer than it knows. */
@@ -77,12 +78,7 @@ export function isFinalNodeState(state: NodeState): boolean {
   );
 }
 
-/** A cost an agent reported (in its task's or status message's metadata, `cost`), or your `cost` option read. */
-export interface CostRecord {
-  amount: number;
-  /** e.g. `USD`, `tokens`. */
-  unit: string;
-}
+export type { CostRecord } from '../model/cost.js';
 
 /** One artifact kept in a checkpoint. */
 export interface CheckpointArtifact {
@@ -232,4 +228,9 @@ export interface WorkflowRecord {
   checkpoints: CheckpointRecord[];
   /** A workflow-level cancel: who, why. */
   cancel?: { by: string; reason: string; at: string } | undefined;
+  /**
+   * The W3C trace context of the workflow's first span: a restarted orchestrator continues this trace,
+   * so a workflow is one trace however many processes drove it.
+   */
+  trace?: { traceparent: string; tracestate?: string | undefined } | undefined;
 }

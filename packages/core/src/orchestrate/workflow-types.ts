@@ -3,6 +3,8 @@ import type { MessageInput } from '../model/message-input.js';
 import type { Message, Task, TaskState } from '../model/types.js';
 import type { StartOptions } from '../task/start-task.js';
 import type { Scheduler } from '../util/scheduler.js';
+import type { TetherPlugin } from '../observe/plugin.js';
+import type { TraceContext } from '../observe/trace-context.js';
 import type {
   AttemptRecord,
   CheckpointArtifact,
@@ -220,6 +222,22 @@ export interface WorkflowOptions {
   now?: (() => number) | undefined;
   /** Ids (message ids, the context id), for tests. */
   newId?: (() => string) | undefined;
+  /**
+   * A low-cardinality name of this kind of workflow (`research-report`), for telemetry: the
+   * `invoke_workflow` span's `gen_ai.workflow.name`. Not the id (one per run).
+   */
+  name?: string | undefined;
+  /**
+   * The trace the workflow continues (the caller's span; `@a2a-tether/otel` uses the active
+   * OpenTelemetry context when none is given). Its hops and every request of their tasks share its
+   * trace id. A workflow resumed from its store continues the trace it started with.
+   */
+  traceContext?: TraceContext | undefined;
+  /**
+   * The plugins that see the workflow's and hops' spans (`onSpanStart` / `onSpanEnd`). Default: every
+   * distinct plugin of the agents' clients (pass one `otel()` to each `connect()`, or the plugin here).
+   */
+  plugins?: readonly TetherPlugin[] | undefined;
 }
 
 /** A node as the summary shows it. */

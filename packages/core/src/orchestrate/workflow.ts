@@ -18,6 +18,7 @@ import { openRecord } from './workflow-open.js';
 import { endState } from './workflow-outcome.js';
 import { isFinalNodeState, type AttemptRecord, type NodeCancelRecord, type NodeRecord, type UpdateRecord, type WorkflowRecord } from './workflow-record.js';
 import { MemoryWorkflowStore, type WorkflowStore } from './workflow-store.js';
+import { WorkflowTrace } from './workflow-trace.js';
 import type {
   ActionSpec,
   Breach,
@@ -69,6 +70,7 @@ export class Workflow {
   private readonly cancels: CancelPropagation;
   private readonly actions: ActionDesk;
   private readonly attempts: HopAttempts;
+  private readonly trace: WorkflowTrace;
   private lifecycle: Lifecycle = INITIAL_LIFECYCLE;
   private readonly result: { promise: Promise<WorkflowSummary>; resolve(s: WorkflowSummary): void; reject(e: unknown): void };
   private readonly now: () => number;
@@ -86,6 +88,7 @@ export class Workflow {
     const emit = (event: WorkflowEvent): void => this.log.emit(event);
     const clientOf = (agent: string): A2AClient => this.client(agent);
     this.journal = new Journal(record, store, now, emit, (error) => this.fail(error));
+    this.trace = new WorkflowTrace(options, record, now);
     this.clock = new BudgetClock(scheduler, (breach) => void this.breach(breach));
     this.pauseDesk = new PauseDesk(this.clock);
     this.actions = new ActionDesk(this.journal, emit, clientOf);
@@ -103,6 +106,7 @@ export class Workflow {
       newId: options.newId ?? randomId,
       emit,
       clientOf,
+      trace: this.trace,
       stopped: () => isStopped(this.lifecycle),
       failing: () => this.failing,
       eventCount: () => this.log.length,
@@ -294,6 +298,8 @@ export class Workflow {
     this.to({ type: 'stop' });
     this.clearTimers();
     this.attempts.detachAll();
+    // The spans end here (`stopped`); a process that picks the workflow up continues its trace.
+    this.trace.close('stopped');
     this.log.wakeAll();
   }
 
@@ -306,6 +312,7 @@ export class Workflow {
       this.result.resolve(summary);
       return;
     }
+    this.trace.open();
     const signal = this.options.signal;
     if (signal) {
       const abort = (): void => {
@@ -405,6 +412,7 @@ export class Workflow {
     this.record.endedAt = this.journal.iso();
     this.journal.checkpoint(`workflow ${this.record.state}`);
     await this.journal.save();
+    this.trace.close(this.record.state);
     const summary = this.summary();
     this.log.emit({ type: 'done', summary });
     this.result.resolve(summary);
@@ -415,6 +423,7 @@ export class Workflow {
     this.to({ type: 'break', error });
     this.clearTimers();
     this.attempts.detachAll();
+    this.trace.close('broken', error);
     this.result.reject(error);
     this.log.wakeAll();
   }

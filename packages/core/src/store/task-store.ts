@@ -1,3 +1,4 @@
+import type { CostRecord } from '../model/cost.js';
 import type { TaskState } from '../model/types.js';
 import { isTerminalState } from '../model/task-state.js';
 
@@ -32,6 +33,15 @@ export interface TaskRecord {
   outcome?: TaskOutcome | undefined;
   /** The last error that stopped the follow of a task that may still be resumed (e.g. `RETRY_EXHAUSTED`). */
   lastError?: { code: string; message: string; at: number } | undefined;
+  /**
+   * The W3C trace context of the task's first request: a follow resumed after a restart continues
+   * this trace (its requests are children of that request's span).
+   */
+  trace?: { traceparent: string; tracestate?: string | undefined } | undefined;
+  /** The task that delegated this one (`parentTaskId` of `start()`), kept for a resumed follow's events. */
+  parentTaskId?: string | undefined;
+  /** What the agent reported the task cost (`metadata.cost` of the final task or its status message), once it finished. */
+  cost?: CostRecord | undefined;
   /** When the record of a finished task may be deleted (epoch ms; see `DEFAULTS.retentionMs`). */
   expiresAt?: number | undefined;
 }

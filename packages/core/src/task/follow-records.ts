@@ -1,5 +1,6 @@
 import { TaskNotFoundError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
+import { taskCost } from '../model/cost.js';
 import type { Message, Task } from '../model/types.js';
 import { canLease, type StoreLease } from '../store/task-store.js';
 import { finalResult } from './final-check.js';
@@ -38,8 +39,10 @@ export function recordEnd(core: FollowCore): { task: Task } | { error: TetherErr
   const now = core.context.scheduler.now();
   if (phase.name === 'done') {
     const r = core.view as Reconciler;
-    core.persist({ state: r.state, outcome: { kind: 'finished', state: r.state, at: now }, expiresAt: now + core.context.retentionMs });
-    return { task: finalResult(r, core.state.finalTask) };
+    const task = finalResult(r, core.state.finalTask);
+    const cost = taskCost(task);
+    core.persist({ state: r.state, outcome: { kind: 'finished', state: r.state, at: now }, expiresAt: now + core.context.retentionMs, ...(cost ? { cost } : {}) });
+    return { task };
   }
   if (phase.name !== 'failed') return undefined;
   const { error } = phase;

@@ -71,6 +71,8 @@ export interface FollowerSink {
   emit(events: TaskEvent[]): void;
   finished(task: Task): void;
   failed(error: TetherError): void;
+  /** The task's lease was taken (a store several processes share); `fence`: its fencing token. */
+  leased?(fence: number | undefined): void;
 }
 
 /**

@@ -156,9 +156,8 @@ export class TaskFollower implements FollowCore {
   }
 
   /**
-   * Drives the task only while holding its lease (asked for at `askedAt`, on this process's clock),
-   * kept by a {@link LeaseKeeper}: the follow stops (`LEASE_LOST`) when the keeper loses it. Released
-   * at the end, after the last record write.
+   * Drives the task only while holding its lease (asked for at `askedAt`, on this process's clock), kept by
+   * a {@link LeaseKeeper}: the follow stops (`LEASE_LOST`) when it is lost. Released after the last write.
    */
   holdLease(lease: StoreLease, askedAt: number): void {
     const taskId = this.taskId;
@@ -167,6 +166,7 @@ export class TaskFollower implements FollowCore {
       return;
     }
     this.fence = lease.fence;
+    this.sink.leased?.(lease.fence);
     this.context.following.set(taskId, this);
     this.leaseKeeper = this.context.parts.lease?.(lease, askedAt, this.context.scheduler, (why) => {
       this.leaseKeeper = undefined;
@@ -378,7 +378,7 @@ export class TaskFollower implements FollowCore {
     // Several processes share the store: the lease comes before the first write, so no other process can
     // find the task's record (and take the task) before this one holds it.
     const { store, client, principal, scheduler } = this.context;
-    const record = { taskId, contextId, agentUrl: client.agent.url, delivery: mode, principal, now };
+    const record = { taskId, contextId, agentUrl: client.agent.url, delivery: mode, principal, now, trace: this.options.traceContext, parentTaskId: this.options.parentTaskId };
     const before = leaseFirst(this.context, taskId, (lease, askedAt) => this.holdLease(lease, askedAt));
     this.records = RecordKeeper.create(store, record, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence, before });
     if (mode === 'push' && this.pushRunner) {

@@ -10,6 +10,9 @@ export interface NewRecord {
   delivery: DeliveryMode;
   principal: string | undefined;
   now: number;
+  /** The trace the task's requests continue (read when the record is made: the first request's by then). */
+  trace?: { readonly traceparent?: string | undefined; readonly tracestate?: string | undefined } | undefined;
+  parentTaskId?: string | undefined;
 }
 
 /**
@@ -34,7 +37,9 @@ export class RecordKeeper {
 
   /** A new task: its record, stored after `options.before` (the lease, when the store leases tasks). */
   static create(store: TaskStore, record: NewRecord, options: StoreWriterOptions): RecordKeeper {
-    const { taskId, contextId, agentUrl, delivery, principal, now } = record;
+    const { taskId, contextId, agentUrl, delivery, principal, now, parentTaskId } = record;
+    const traceparent = record.trace?.traceparent;
+    const tracestate = record.trace?.tracestate;
     const writer = new StoreWriter(store, taskId, options);
     const stored = writer.put({
       schemaVersion: TASK_RECORD_VERSION,
@@ -46,6 +51,8 @@ export class RecordKeeper {
       updatedAt: now,
       delivery,
       ...(principal === undefined ? {} : { principal }),
+      ...(traceparent === undefined ? {} : { trace: { traceparent, ...(tracestate ? { tracestate } : {}) } }),
+      ...(parentTaskId === undefined ? {} : { parentTaskId }),
     });
     return new RecordKeeper(writer, { state: 'submitted', contextId, delivery }, stored);
   }

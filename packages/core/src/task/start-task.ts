@@ -28,9 +28,14 @@ class HandleSink implements FollowerSink {
   }
   finished(task: Task): void {
     this.handle?.onFinished(task);
+    this.watch.finished(task);
   }
   failed(error: TetherError): void {
     this.handle?.onFailed(error);
+    if (error.code === 'LEASE_LOST') this.watch.lease('lost', this.follower?.view, undefined, error.message);
+  }
+  leased(fence: number | undefined): void {
+    this.watch.lease('taken', this.follower?.view, fence);
   }
 }
 
@@ -82,7 +87,7 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
   refuseUnkeptWithTabs(context, keepArtifacts);
   const message = toMessage(input, context.newId);
   const sink = watchedSink(context, traceContext, parentTaskId, message.messageId);
-  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, traceContext: sink.watch.trace });
+  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, traceContext: sink.watch.trace, parentTaskId });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
   const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(keepArtifacts), sink.watch));
   sink.follower = follower;
@@ -205,7 +210,8 @@ export async function resumeTask(
     release();
     throw error;
   }
-  const sink = watchedSink(context, options.traceContext, options.parentTaskId);
+  // A task followed again continues the trace of its first request, and keeps naming its parent.
+  const sink = watchedSink(context, options.traceContext ?? record?.trace, options.parentTaskId ?? record?.parentTaskId);
   const follower = new TaskFollower(context, sink, { ...options, traceContext: sink.watch.trace }, {
     taskId,
     contextId: record?.contextId ?? '',

@@ -4,7 +4,7 @@ import { sleep, type Scheduler } from '../util/scheduler.js';
 
 /** The fields of a task's record that change while it is followed. */
 export type RecordChange = Partial<
-  Pick<TaskRecord, 'state' | 'contextId' | 'lastEventId' | 'delivery' | 'pushConfigId' | 'cancel' | 'outcome' | 'lastError' | 'expiresAt'>
+  Pick<TaskRecord, 'state' | 'contextId' | 'lastEventId' | 'delivery' | 'pushConfigId' | 'cancel' | 'outcome' | 'lastError' | 'expiresAt' | 'cost'>
 >;
 
 /** Store failures that say more than "the write failed": kept as they are. */
