@@ -263,7 +263,8 @@ if (results.throughput) {
     const r = t.ratios;
     const q = t.cpuRatios;
     console.log(`ratios v${version} (events/s): raw/floor ${x(r.rawVsFloor)}  handle/floor ${x(r.handleVsFloor)}  raw/official ${x(r.rawVsOfficial)}  handle/official ${x(r.handleVsOfficial)}  (official/floor ${x(r.officialVsFloor)})  traced/untraced handle ${x(r.tracedVsHandle)}`);
-    console.log(`ratios v${version} (events/CPU-s of the client process): raw/floor ${x(q.rawVsFloor)}  handle/floor ${x(q.handleVsFloor)}  raw/official ${x(q.rawVsOfficial)}  handle/official ${x(q.handleVsOfficial)}  (official/floor ${x(q.officialVsFloor)})`);
+    console.log(`ratios v${version} (events/CPU-s of the client process): raw/floor ${x(q.rawVsFloor)}  handle/floor ${x(q.handleVsFloor)}  raw/official ${x(q.rawVsOfficial)}  handle/official ${x(q.handleVsOfficial)}  (official/floor ${x(q.officialVsFloor)})  traced/untraced handle ${x(q.tracedVsHandle)}`);
+    console.log(`traced/untraced handle v${version}, paired by round (median of each round's ratio): ${x(t.pairedRatios.tracedVsHandle)}`);
     console.log(
       `server v${version}: ${t.server.cpuMsPerTask} ms CPU per task (${num(t.server.eventsPerCpuSecond)} events/CPU-s, median of ${t.server.responses} responses) — ` +
         `${x(t.server.eventsPerCpuSecond / c.floor?.eventsPerCpuSecond)} the floor's events/CPU-s; the socket reader got ${x(r.floorVsServer === null ? null : 1 / r.floorVsServer)} the floor's events/s`,

@@ -53,8 +53,16 @@ const READERS = {
  * Runs every client (and the two readers that show the server's rate) on one wire version.
  * `wireEvents`: events in one firehose task. Returns per client: median events/s and the rounds.
  */
+/** The median over rounds of `a`'s rate ÷ `b`'s in the same round (`null` when either has no runs). */
+function pairedRatio(a, b) {
+  const n = Math.min(a?.runs?.length ?? 0, b?.runs?.length ?? 0);
+  if (n === 0) return null;
+  return round(median(Array.from({ length: n }, (_, i) => b.runs[i].seconds / a.runs[i].seconds)), 2);
+}
+
 export async function throughputFor({ version, url, wireEvents, rounds, warmup, log }) {
-  const kinds = ['socket', 'discard', 'floor', 'official', 'raw', 'handle', 'handle-events', 'handle-otel'];
+  // The traced handle runs right after the untraced one, so each round's pair shares the machine's moment.
+  const kinds = ['socket', 'discard', 'floor', 'official', 'raw', 'handle', 'handle-otel', 'handle-events'];
   const makers = { ...READERS, ...CLIENTS };
   const clients = {};
   const results = {};
@@ -124,7 +132,10 @@ export async function throughputFor({ version, url, wireEvents, rounds, warmup, 
       rawVsOfficial: cpuRatio('raw', 'official'),
       handleVsOfficial: cpuRatio('handle', 'official'),
       officialVsFloor: cpuRatio('official', 'floor'),
+      tracedVsHandle: cpuRatio('handle-otel', 'handle'),
     },
+    // Per round, traced ÷ untraced (the two ran back to back), then the median of the rounds.
+    pairedRatios: { tracedVsHandle: pairedRatio(results['handle-otel'], results['handle']) },
     ratios: {
       rawVsFloor: ratio('raw', 'floor'),
       handleVsFloor: ratio('handle', 'floor'),
