@@ -61,7 +61,7 @@ function pairedRatio(a, b) {
 }
 
 export async function throughputFor({ version, url, wireEvents, rounds, warmup, log }) {
-  // The traced handle runs right after the untraced one, so each round's pair shares the machine's moment.
+  // The traced handle runs next to the untraced one, so each round's pair shares the machine's moment.
   const kinds = ['socket', 'discard', 'floor', 'official', 'raw', 'handle', 'handle-otel', 'handle-events'];
   const makers = { ...READERS, ...CLIENTS };
   const clients = {};
@@ -86,7 +86,9 @@ export async function throughputFor({ version, url, wireEvents, rounds, warmup, 
   };
   try {
     for (let r = -warmup; r < rounds; r++) {
-      for (const kind of kinds) {
+      // Every other round the pair runs in the other order, so neither gains from going second.
+      const order = r % 2 === 0 ? kinds : kinds.map((k) => (k === 'handle' ? 'handle-otel' : k === 'handle-otel' ? 'handle' : k));
+      for (const kind of order) {
         if (clients[kind] === undefined || results[kind].error !== undefined) continue;
         try {
           const run = await runOnce(kind);
