@@ -340,6 +340,32 @@ describe('lifecycle events (client.observe)', () => {
     for (const e of told) expect(e).toMatchObject({ parentTaskId: 'parent-task', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' });
   });
 
+  it('a request says which retry it is: a getTask retried after a 503, a follow\'s resubscribe after a cut', async () => {
+    const a = await agent({ versions: ['1.0'] });
+    const proxy = await startFaultProxy({ target: a.origin });
+    proxies.push(proxy);
+    const client = await connect(proxy.url, { cardCache: false, resilience: { initialDelayMs: 5, maxDelayMs: 20 } });
+    const events: LifecycleEvent[] = [];
+    client.observe((event) => events.push(event));
+    proxy.addFault({ kind: 'cut', afterEvents: 2, mode: 'reset', times: 1, match: { sse: true } });
+    const handle = await client.start('stream updates=2 chunks=4 delayMs=5');
+    await handle.done();
+    proxy.addFault({ kind: 'status', status: 503, times: 1, match: { rpcMethod: 'GetTask' } });
+    await client.getTask(handle.taskId as string, { maxRetries: 2 });
+    const requests = events.filter((e): e is Extract<LifecycleEvent, { type: 'request' }> => e.type === 'request');
+    const reconnect = events.find((e): e is Extract<LifecycleEvent, { type: 'connection-changed' }> => e.type === 'connection-changed' && e.state === 'reconnecting');
+    expect(reconnect?.attempt).toBe(1);
+    // The send is a first request; the resubscribe after the cut is retry 1 of the follow.
+    expect(requests.find((r) => r.operation === 'SendStreamingMessage')?.attempt).toBeUndefined();
+    expect(requests.find((r) => r.operation === 'SubscribeToTask')?.attempt).toBe(1);
+    // The getTask: its first request failed with 503, its retry is attempt 1.
+    const gets = requests.filter((r) => r.operation === 'GetTask').slice(-2);
+    expect(gets.map((r) => [r.status, r.attempt])).toEqual([
+      [503, undefined],
+      [200, 1],
+    ]);
+  });
+
   it('cost: the agent\'s reported cost is a lifecycle event and lands in the task\'s record; a task without one has neither', async () => {
     const a = await agent({
       versions: ['1.0'],

@@ -135,6 +135,7 @@ function requestAttributes(request: RequestInfo): Attributes {
   if (request.messageId !== undefined) out['a2a.message.id'] = request.messageId;
   if (request.tenant !== undefined) out['a2a.tenant'] = request.tenant;
   if (request.protocolVersion !== undefined) out['a2a.protocol.version'] = request.protocolVersion;
+  if (request.attempt !== undefined) out['a2a.tether.attempt'] = request.attempt;
   if (request.agent?.name) out['gen_ai.agent.name'] = request.agent.name;
   if (request.agent?.description) out['gen_ai.agent.description'] = request.agent.description;
   if (request.agent?.version) out['gen_ai.agent.version'] = request.agent.version;

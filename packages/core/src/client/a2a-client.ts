@@ -34,6 +34,7 @@ import type { Scheduler } from '../util/scheduler.js';
 import { retryUnary } from './retry-unary.js';
 import type { LifecycleListener, Watch } from '../observe/watch.js';
 import type { LifecycleEvent, TetherPlugin } from '../observe/plugin.js';
+import type { RequestTrace } from '../observe/trace-context.js';
 import { redact } from '../errors/redact.js';
 
 /** What the client was built from; internal to `connect()`. */
@@ -83,6 +84,16 @@ function transportContext(init: Omit<A2AClientInit, 'transport'>, index: number)
 /** A client on the first candidate interface, once that interface's code is loaded; `connect()` calls it. */
 export async function openClient(init: Omit<A2AClientInit, 'transport'>): Promise<A2AClient> {
   return new A2AClient({ ...init, transport: await loadTransport(transportContext(init, 0)) });
+}
+
+/**
+ * A retry's options: its trace context says which retry it is, in the caller's trace (read now: a
+ * follow's first request was sent long before, and a retry is never a follow's first request).
+ */
+function attemptOptions<O extends IdempotentCallOptions>(options: O | undefined, attempt: number): O {
+  const base = options?.traceContext;
+  const trace: RequestTrace = { traceparent: base?.traceparent, tracestate: base?.tracestate, attempt };
+  return { ...(options as O), traceContext: trace };
 }
 
 /**
@@ -232,8 +243,9 @@ export class A2AClient {
   }
 
   /** `run`, repeated after transient failures: only for calls that are safe to repeat. */
-  private runIdempotent<T>(operation: string, options: IdempotentCallOptions | undefined, call: (transport: Transport) => Promise<T>): Promise<T> {
-    return retryUnary(() => this.run(call), {
+  private runIdempotent<T, O extends IdempotentCallOptions>(operation: string, options: O | undefined, call: (transport: Transport, options: O | undefined) => Promise<T>): Promise<T> {
+    // A retry's requests say which attempt they are (plugins, `request` lifecycle events).
+    return retryUnary((retry) => this.run((t) => call(t, retry === 0 ? options : attemptOptions(options, retry))), {
       operation,
       maxRetries: options?.maxRetries ?? this.init.maxRetries,
       scheduler: this.init.scheduler,
@@ -294,12 +306,12 @@ export class A2AClient {
 
   /** Fetches a task's current state, artifacts and (some) history. */
   getTask(taskId: string, options?: GetTaskOptions): Promise<Task> {
-    return this.runIdempotent('GetTask', options, (t) => t.getTask(taskId, options?.historyLength, options));
+    return this.runIdempotent('GetTask', options, (t, o) => t.getTask(taskId, o?.historyLength, o));
   }
 
   /** Lists tasks visible to the caller, newest first (v1.0 agents only; v0.3 has no ListTasks). */
   listTasks(query: ListTasksQuery = {}, options?: IdempotentCallOptions): Promise<TaskPage> {
-    return this.runIdempotent('ListTasks', options, (t) => t.listTasks(query, options));
+    return this.runIdempotent('ListTasks', options, (t, o) => t.listTasks(query, o));
   }
 
   /**
@@ -324,17 +336,17 @@ export class A2AClient {
 
   /** Reads one webhook registration. */
   getPushConfig(taskId: string, configId: string, options?: IdempotentCallOptions): Promise<PushNotificationConfig> {
-    return this.runIdempotent('GetTaskPushNotificationConfig', options, (t) => t.getPushConfig(taskId, configId, options));
+    return this.runIdempotent('GetTaskPushNotificationConfig', options, (t, o) => t.getPushConfig(taskId, configId, o));
   }
 
   /** Lists a task's webhook registrations. */
   listPushConfigs(taskId: string, options?: IdempotentCallOptions): Promise<PushNotificationConfig[]> {
-    return this.runIdempotent('ListTaskPushNotificationConfigs', options, (t) => t.listPushConfigs(taskId, options));
+    return this.runIdempotent('ListTaskPushNotificationConfigs', options, (t, o) => t.listPushConfigs(taskId, o));
   }
 
   /** Removes a webhook registration (idempotent on conforming agents). */
   deletePushConfig(taskId: string, configId: string, options?: IdempotentCallOptions): Promise<void> {
-    return this.runIdempotent('DeleteTaskPushNotificationConfig', options, (t) => t.deletePushConfig(taskId, configId, options));
+    return this.runIdempotent('DeleteTaskPushNotificationConfig', options, (t, o) => t.deletePushConfig(taskId, configId, o));
   }
 
   /**

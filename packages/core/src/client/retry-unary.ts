@@ -49,11 +49,11 @@ function backoffMs(retry: number): number {
  * @throws the last attempt's error; `ABORTED` when the caller's signal fires between attempts;
  *   `INVALID_ARGUMENT` for a `maxRetries` that is not a non-negative integer.
  */
-export async function retryUnary<T>(attempt: () => Promise<T>, options: UnaryRetryOptions): Promise<T> {
+export async function retryUnary<T>(attempt: (retry: number) => Promise<T>, options: UnaryRetryOptions): Promise<T> {
   const { maxRetries, signal } = options;
   checkMaxRetries(maxRetries, options.operation);
   // Nothing to retry: the attempt itself reports an abort precisely (method, URL, nothing sent).
-  if (maxRetries === 0 || signal?.aborted) return attempt();
+  if (maxRetries === 0 || signal?.aborted) return attempt(0);
   let last: TetherError | undefined;
   let maybeDelivered = false;
   const aborted = (): TetherError =>
@@ -68,7 +68,7 @@ export async function retryUnary<T>(attempt: () => Promise<T>, options: UnaryRet
   for (let retry = 0; ; retry++) {
     let result: T;
     try {
-      result = await attempt();
+      result = await attempt(retry);
     } catch (error) {
       if (error instanceof TetherError) {
         last = error;

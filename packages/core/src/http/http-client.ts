@@ -182,7 +182,7 @@ export class HttpClient {
     let observed: WatchedRequest | undefined;
     try {
       observed = this.options.watch?.hooks?.begin(
-        { operation: request.operation, method: request.method, url: String(request.url), taskId: request.taskId, messageId: request.messageId, stream: request.expect === 'sse', parent: request.trace },
+        { operation: request.operation, method: request.method, url: String(request.url), taskId: request.taskId, messageId: request.messageId, stream: request.expect === 'sse', parent: request.trace, attempt: request.trace?.attempt },
         headers,
       );
     } catch (error) {

@@ -44,7 +44,7 @@ export function logPlugin(logger: Logger): TetherPlugin {
     name: 'tether-log',
     lifecycle: ['connection-changed', 'state-changed', 'task-created', 'cancel-requested', 'cancel-confirmed', 'plugin-failed', 'lease', 'cost'],
     onRequest(request: RequestInfo): void {
-      write('debug', `→ ${request.operation} ${request.method} ${request.url}${task(request.taskId)}${request.messageId ? ` message ${request.messageId}` : ''}`);
+      write('debug', `→ ${request.operation} ${request.method} ${request.url}${task(request.taskId)}${request.messageId ? ` message ${request.messageId}` : ''}${request.attempt ? ` (retry ${request.attempt})` : ''}`);
     },
     onResponse(request: RequestInfo, outcome: RequestOutcome): void {
       const status = outcome.status === undefined ? 'no answer' : `HTTP ${outcome.status}`;

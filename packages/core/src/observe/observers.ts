@@ -4,6 +4,7 @@ import type { StreamEvent } from '../model/types.js';
 import type { TaskEvent } from '../task/task-event.js';
 import type { AgentRef, LifecycleEvent, RequestHeaders, RequestInfo, RequestOutcome, TaskRef, TetherPlugin } from './plugin.js';
 import { findHeader, setHeader } from './headers.js';
+import { parseTraceparent } from './trace-context.js';
 import type { RequestFacts, Watch, WatchedRequest, WatchHooks } from './watch.js';
 
 let lastRequestId = 0;
@@ -96,6 +97,7 @@ export class Observers implements WatchHooks {
       protocolVersion: facts.operation === 'GetAgentCard' ? undefined : this.watch.protocolVersion,
       agent: this.watch.agent,
       parent: facts.parent,
+      attempt: facts.attempt,
       traceparent: headers['traceparent'],
       startedAt: Date.now(),
     };
@@ -142,6 +144,7 @@ export class Observers implements WatchHooks {
       method: info.method,
       url: info.url,
       stream: info.stream,
+      attempt: info.attempt,
       ...outcome,
     });
   }
@@ -209,9 +212,9 @@ export class Observers implements WatchHooks {
   }
 }
 
-/** The trace and span ids of a `traceparent`. */
+/** The trace and span ids of a `traceparent` (none when it does not parse). */
 export function traceFields(traceparent: string | undefined): { traceId?: string; spanId?: string } {
-  if (traceparent === undefined || traceparent.length !== 55) return {};
-  return { traceId: traceparent.slice(3, 35), spanId: traceparent.slice(36, 52) };
+  const ids = parseTraceparent(traceparent);
+  return ids ? { traceId: ids.traceId, spanId: ids.spanId } : {};
 }
 

@@ -39,6 +39,12 @@ export interface RequestInfo {
   /** The trace context the request continues: the caller's, or the span of the task's first request. */
   readonly parent: TraceContext | undefined;
   /**
+   * Which retry it is (1 for the first): of a call the client repeats after a transient failure
+   * (`getTask` …), or a follow's reconnect after a cut (the `attempt` of its `connection-changed`
+   * event). `undefined` for a first request (and for a follow's requests when nobody watches its task).
+   */
+  readonly attempt: number | undefined;
+  /**
    * The `traceparent` the request was sent with (after every plugin's `onRequest`); `undefined` when
    * none was (`traceHeaders: false`, or a browser's cross-origin request under `'same-origin'`).
    */
@@ -87,7 +93,7 @@ export interface LifecycleBase {
  */
 export type LifecycleEvent = LifecycleBase &
   (
-    | ({ type: 'request'; operation: string; method: string; url: string; stream: boolean } & RequestOutcome)
+    | ({ type: 'request'; operation: string; method: string; url: string; stream: boolean; attempt: number | undefined } & RequestOutcome)
     | { type: 'task-created'; messageId: string }
     | { type: 'state-changed'; from: TaskState; to: TaskState; source: 'stream' | 'snapshot' | 'poll' | 'push' | 'tab' }
     | { type: 'connection-changed'; state: ConnectionState; attempt?: number | undefined; delayMs?: number | undefined; error?: TetherError | undefined }

@@ -14,6 +14,8 @@ import type { RequestTrace, TraceContext } from './trace-context.js';
  */
 export class FollowTrace implements RequestTrace {
   private first: string | undefined;
+  /** The reconnect attempt the follow is on (its requests say so), until it is live again. */
+  attempt: number | undefined;
 
   constructor(private readonly caller: TraceContext | undefined) {}
 
@@ -25,13 +27,18 @@ export class FollowTrace implements RequestTrace {
     return this.caller?.tracestate;
   }
 
+  /** The first request's trace and span ids, parsed once. */
+  private firstIds: { traceId?: string; spanId?: string } = {};
+
   sent(traceparent: string): void {
-    this.first ??= traceparent;
+    if (this.first !== undefined) return;
+    this.first = traceparent;
+    this.firstIds = traceFields(traceparent);
   }
 
   /** The trace and span ids lifecycle events carry: the first request's. */
   ids(): { traceId?: string; spanId?: string } {
-    return traceFields(this.first);
+    return this.firstIds;
   }
 }
 
@@ -137,6 +144,8 @@ export class TaskWatch {
         }
         case 'connection':
           this.link = event.state;
+          if (event.state === 'live') this.trace.attempt = undefined;
+          else if (event.attempt !== undefined) this.trace.attempt = event.attempt;
           this.tell(taskId, contextId, { type: 'connection-changed', state: event.state, attempt: event.attempt, delayMs: event.delayMs, error: event.error });
           break;
         case 'artifact': {

@@ -13,6 +13,8 @@ export interface TraceContext {
 /** The trace context a request continues; `sent` is told the `traceparent` it went out with. */
 export interface RequestTrace extends TraceContext {
   sent?(traceparent: string): void;
+  /** Which retry the request is: of a call the client repeats, or a follow's reconnect (1: the first retry). */
+  readonly attempt?: number | undefined;
 }
 
 /** The parts of a `traceparent`. */

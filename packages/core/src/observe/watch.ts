@@ -13,6 +13,7 @@ export interface RequestFacts {
   messageId: string | undefined;
   stream: boolean;
   parent: TraceContext | undefined;
+  attempt: number | undefined;
 }
 
 /** A request being observed: its status, its stream's events and its end (reported once). */
