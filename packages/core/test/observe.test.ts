@@ -340,15 +340,17 @@ describe('lifecycle events (client.observe)', () => {
     for (const e of told) expect(e).toMatchObject({ parentTaskId: 'parent-task', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' });
   });
 
-  it('a request says which retry it is: a getTask retried after a 503, a follow\'s resubscribe after a cut', async () => {
+  it('a request says which retry it is (a getTask retried after a 503, a follow\'s resubscribe after a cut); the cut\'s gap is an event', async () => {
     const a = await agent({ versions: ['1.0'] });
     const proxy = await startFaultProxy({ target: a.origin });
     proxies.push(proxy);
-    const client = await connect(proxy.url, { cardCache: false, resilience: { initialDelayMs: 5, maxDelayMs: 20 } });
+    // The wait before the resubscription (≥ 60 ms) outlasts the agent's next steps (5 ms each): what the
+    // snapshot shows is newer than anything the stream delivered.
+    const client = await connect(proxy.url, { cardCache: false, resilience: { initialDelayMs: 60, maxDelayMs: 80 } });
     const events: LifecycleEvent[] = [];
     client.observe((event) => events.push(event));
     proxy.addFault({ kind: 'cut', afterEvents: 2, mode: 'reset', times: 1, match: { sse: true } });
-    const handle = await client.start('stream updates=2 chunks=4 delayMs=5');
+    const handle = await client.start('stream updates=8 chunks=8 delayMs=5');
     await handle.done();
     proxy.addFault({ kind: 'status', status: 503, times: 1, match: { rpcMethod: 'GetTask' } });
     await client.getTask(handle.taskId as string, { maxRetries: 2 });
@@ -358,6 +360,11 @@ describe('lifecycle events (client.observe)', () => {
     // The send is a first request; the resubscribe after the cut is retry 1 of the follow.
     expect(requests.find((r) => r.operation === 'SendStreamingMessage')?.attempt).toBeUndefined();
     expect(requests.find((r) => r.operation === 'SubscribeToTask')?.attempt).toBe(1);
+    // What the resubscription found in the agent's snapshot, not in events: a gap.
+    const gaps = events.filter((e) => e.type === 'gap');
+    expect(gaps.length).toBeGreaterThanOrEqual(1);
+    expect(gaps[0]).toMatchObject({ taskId: handle.taskId });
+    expect(['working', 'completed']).toContain((gaps[0] as Extract<LifecycleEvent, { type: 'gap' }>).state);
     // The getTask: its first request failed with 503, its retry is attempt 1.
     const gets = requests.filter((r) => r.operation === 'GetTask').slice(-2);
     expect(gets.map((r) => [r.status, r.attempt])).toEqual([

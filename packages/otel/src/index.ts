@@ -188,8 +188,8 @@ export function otel(options: OtelOptions = {}): TetherPlugin {
 
   return {
     name: 'otel',
-    // Only the waits before reconnects become span events: no other lifecycle event is built for this plugin.
-    lifecycle: ['connection-changed'],
+    // Only reconnect waits and gaps come as lifecycle events: no other is built for this plugin.
+    lifecycle: ['connection-changed', 'gap'],
     onRequest(request: RequestInfo, headers: RequestHeaders): void {
       if (request.operation === 'GetAgentCard' && !options.cardRequests) return;
       const span = tracerOf().startSpan(request.operation, { kind: SpanKind.CLIENT, attributes: requestAttributes(request) }, parentOf(request.parent));
@@ -233,6 +233,8 @@ export function otel(options: OtelOptions = {}): TetherPlugin {
       const call = calls.get(request.id);
       if (!call) return;
       calls.delete(request.id);
+      // A unary answer tells what a stream's events would: the task, its context, its state.
+      if (outcome.result) record(call, outcome.result);
       const span = call.span;
       if (outcome.error) {
         span.setAttribute('error.type', errorType(outcome.error));
@@ -241,6 +243,13 @@ export function otel(options: OtelOptions = {}): TetherPlugin {
       span.end();
     },
     onLifecycle(event: LifecycleEvent): void {
+      if (event.type === 'gap') {
+        // A state recovered from a snapshot (events the client never received): an event on the request that found it.
+        let found: Call | undefined;
+        for (const call of calls.values()) if (call.taskId === event.taskId) found = call;
+        found?.span.addEvent('a2a.tether.gap', { 'a2a.task.state': wireState(event.state) }, event.at);
+        return;
+      }
       if (event.type !== 'connection-changed' || event.state !== 'reconnecting' || event.taskId === undefined || event.delayMs === undefined) return;
       const list = backoffs.get(event.taskId) ?? [];
       list.push(event);

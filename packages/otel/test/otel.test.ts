@@ -44,7 +44,8 @@ describe('otel(): spans by the A2A conventions', () => {
     const client = await connect(proxy.url, {
       cardCache: false,
       plugins: [otel({ tracerProvider: provider, propagator })],
-      resilience: { initialDelayMs: 10, maxDelayMs: 40 },
+      // Each wait before a resubscription (≥ 30 ms) outlasts the agent's steps (10 ms): its snapshot is news (a gap).
+      resilience: { initialDelayMs: 30, maxDelayMs: 60 },
     });
     const caller = await tracer.startActiveSpan('caller', async (span) => {
       const handle = await client.start('stream updates=3 chunks=6 delayMs=10');
@@ -77,6 +78,10 @@ describe('otel(): spans by the A2A conventions', () => {
     for (const span of later) expect(parentOf(span)).toBe(send?.spanContext().spanId);
     // Each reconnect's wait is an event on the request after it.
     expect(later.flatMap((s) => s.events.map((e) => e.name))).toContain('a2a.tether.backoff');
+    // What the resubscription found in the agent's snapshot rather than in events (the gap the cut left) is an event on it.
+    const gaps = later.flatMap((s) => s.events.filter((e) => e.name === 'a2a.tether.gap'));
+    expect(gaps.length).toBeGreaterThanOrEqual(1);
+    for (const gap of gaps) expect(gap.attributes?.['a2a.task.state']).toMatch(/^TASK_STATE_/);
     // The last state seen, in the conventions' values.
     const states = spans.map((s) => s.attributes['a2a.task.state']).filter(Boolean);
     expect(states).toContain('TASK_STATE_COMPLETED');
@@ -100,6 +105,25 @@ describe('otel(): spans by the A2A conventions', () => {
     expect(span?.attributes['a2a.task.id']).toBe('no-such-task');
     const recorded = JSON.stringify(exporter.getFinishedSpans().map((s) => ({ attributes: s.attributes, events: s.events, status: s.status, name: s.name })));
     expect(recorded).not.toContain(token);
+  });
+
+  it('a unary answer sets what a stream would: GetTask and SendMessage spans name the task, its context and its state; no request lifecycle event carries the answer', async () => {
+    const agent = await startTestAgent({ versions: ['1.0'] });
+    agents.push(agent);
+    const events: LifecycleEvent[] = [];
+    const client = await connect(agent.url, { cardCache: false, plugins: [otel({ tracerProvider: provider, propagator })] });
+    client.observe((event) => events.push(event));
+    const answer = await client.sendMessage('input');
+    if (answer.kind !== 'task') throw new Error('the input scenario answers with a task');
+    await client.getTask(answer.id);
+    const spans = exporter.getFinishedSpans();
+    for (const name of ['SendMessage', 'GetTask']) {
+      const span = spans.find((s) => s.name === name);
+      expect(span?.attributes).toMatchObject({ 'a2a.task.id': answer.id, 'gen_ai.conversation.id': answer.contextId, 'a2a.task.state': 'TASK_STATE_INPUT_REQUIRED' });
+    }
+    const requests = events.filter((e) => e.type === 'request');
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    for (const request of requests) expect(request).not.toHaveProperty('result');
   });
 
   it('with no active span and no traceContext, a task is a trace of its own, still one trace for all its requests', async () => {

@@ -137,7 +137,7 @@ export class HttpClient {
       answer.observed?.end(error);
       throw error;
     }
-    answer.observed?.end();
+    answer.observed?.end(undefined, result);
     return result;
   }
 

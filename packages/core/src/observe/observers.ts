@@ -1,6 +1,6 @@
 import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
-import type { StreamEvent } from '../model/types.js';
+import type { Message, StreamEvent, Task } from '../model/types.js';
 import type { TaskEvent } from '../task/task-event.js';
 import type { AgentRef, LifecycleEvent, RequestHeaders, RequestInfo, RequestOutcome, TaskRef, TetherPlugin } from './plugin.js';
 import { findHeader, setHeader } from './headers.js';
@@ -27,14 +27,16 @@ export class ObservedRequest implements WatchedRequest {
   }
 
   /** The request is over (its answer decoded, or its stream's reading ended); later calls do nothing. */
-  end(error?: unknown): void {
+  end(error?: unknown, result?: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    const kind = (result as { kind?: unknown } | undefined)?.kind;
     const outcome: RequestOutcome = {
       status: this.status ?? (error instanceof TetherError ? error.status : undefined),
       durationMs: Date.now() - this.info.startedAt,
       error: error === undefined ? undefined : error instanceof TetherError ? error : new TetherError('NETWORK', String(error), { cause: error }),
       events: this.info.stream ? this.events : undefined,
+      result: kind === 'task' || kind === 'message' ? (result as Task | Message) : undefined,
     };
     this.host.response(this.info, outcome);
   }
@@ -134,6 +136,8 @@ export class Observers implements WatchHooks {
   /** A request is over. */
   response(info: RequestInfo, outcome: RequestOutcome): void {
     for (const plugin of this.plugins) if (plugin.onResponse) this.call(plugin, 'onResponse', () => plugin.onResponse?.(info, outcome));
+    // Lifecycle events carry no content: the answer itself stays with the plugins.
+    const { result: _answer, ...told } = outcome;
     this.emit({
       type: 'request',
       at: Date.now(),
@@ -145,7 +149,7 @@ export class Observers implements WatchHooks {
       url: info.url,
       stream: info.stream,
       attempt: info.attempt,
-      ...outcome,
+      ...told,
     });
   }
 

@@ -1,5 +1,5 @@
 import type { TetherError } from '../errors/tether-error.js';
-import type { StreamEvent, TaskState } from '../model/types.js';
+import type { Message, StreamEvent, Task, TaskState } from '../model/types.js';
 import type { ConnectionState, TaskEvent } from '../task/task-event.js';
 import type { TraceContext } from './trace-context.js';
 
@@ -63,6 +63,12 @@ export interface RequestOutcome {
   error: TetherError | undefined;
   /** Streams: the events read from it. */
   events: number | undefined;
+  /**
+   * A unary call's answer, as decoded, when it is a task or a message (`GetTask`, `SendMessage`,
+   * `CancelTask` …): what a stream's events say, for a call without a stream. Given to `onResponse`
+   * only; `request` lifecycle events never carry it (they carry no content).
+   */
+  result?: Task | Message | undefined;
 }
 
 /** What a plugin's `onRequest` may do: add headers (never credentials' — those are set after it), or refuse. */
@@ -93,7 +99,7 @@ export interface LifecycleBase {
  */
 export type LifecycleEvent = LifecycleBase &
   (
-    | ({ type: 'request'; operation: string; method: string; url: string; stream: boolean; attempt: number | undefined } & RequestOutcome)
+    | ({ type: 'request'; operation: string; method: string; url: string; stream: boolean; attempt: number | undefined } & Omit<RequestOutcome, 'result'>)
     | { type: 'task-created'; messageId: string }
     | { type: 'state-changed'; from: TaskState; to: TaskState; source: 'stream' | 'snapshot' | 'poll' | 'push' | 'tab' }
     | { type: 'connection-changed'; state: ConnectionState; attempt?: number | undefined; delayMs?: number | undefined; error?: TetherError | undefined }
@@ -112,6 +118,8 @@ export type LifecycleEvent = LifecycleBase &
         sha256?: string | undefined;
       }
     | { type: 'paused'; state: 'input-required' | 'auth-required' }
+    /** The follow found the task's state in a snapshot (after a cut, or events the agent never sent) rather than in events. */
+    | { type: 'gap'; state: TaskState }
     /** The agent reported what the task cost (`metadata.cost` of the final task or its status message). */
     | { type: 'cost'; amount: number; unit: string }
     | { type: 'answered'; messageId: string }

@@ -140,6 +140,7 @@ export class TaskWatch {
             this.tell(taskId, contextId, { type: 'state-changed', from, to: event.state, source });
           }
           if (event.state === 'input-required' || event.state === 'auth-required') this.tell(taskId, contextId, { type: 'paused', state: event.state });
+          if (event.recovered) this.tell(taskId, contextId, { type: 'gap', state: event.state });
           break;
         }
         case 'connection':

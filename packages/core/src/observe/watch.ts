@@ -20,7 +20,8 @@ export interface RequestFacts {
 export interface WatchedRequest {
   status: number | undefined;
   event(event: StreamEvent): void;
-  end(error?: unknown): void;
+  /** `result`: a unary call's decoded answer. */
+  end(error?: unknown, result?: unknown): void;
 }
 
 /** The hooks of a {@link Watch} (`Observers`, loaded with the task engine). */
