@@ -1,4 +1,13 @@
-import { checkTaskRecord, isActiveRecord, MemoryTaskStore, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
+import {
+  checkTaskRecord,
+  isActiveRecord,
+  MemoryTaskStore,
+  TetherError,
+  type TaskListFilter,
+  type TaskRecord,
+  type TaskStore,
+  type WatchableTaskStore,
+} from '@a2a-tether/core';
 import { createStore, del, entries, get, set, update, type UseStore } from 'idb-keyval';
 
 /** Options of {@link createIndexedDbTaskStore}. */
@@ -23,8 +32,12 @@ export interface IndexedDbTaskStoreOptions {
   onCorrupt?: ((error: TetherError) => void) | undefined;
 }
 
-/** The IndexedDB task store: a `TaskStore`, and where its records live now. */
-export interface IndexedDbTaskStore extends TaskStore {
+/**
+ * The IndexedDB task store: a `TaskStore` that says when its records change — its own writes and those of
+ * every tab of the origin on the same database (`watch`, through a BroadcastChannel) — and where its
+ * records live now.
+ */
+export interface IndexedDbTaskStore extends WatchableTaskStore {
   /** `'indexeddb'`, or `'memory'` after the database failed (see `fallback`). */
   readonly mode: 'indexeddb' | 'memory';
   /** The error that made it fall back to memory, if it did. */
@@ -55,8 +68,10 @@ function failed(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', what: string, 
  * record cannot be stored).
  */
 export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}): IndexedDbTaskStore {
+  const changes = new Changes(`a2a-tether:tasks:${options.dbName ?? 'tether'}/${options.storeName ?? 'tasks'}`);
   const idb = indexedDbStore(options);
-  if (options.fallback === 'none') return Object.assign(idb, { mode: 'indexeddb' as const, fallbackError: undefined });
+  const watch = (onChange: () => void): (() => void) => changes.watch(onChange);
+  if (options.fallback === 'none') return { ...changes.told(idb), mode: 'indexeddb', fallbackError: undefined, watch };
   let memory: MemoryTaskStore | undefined;
   let fallbackError: TetherError | undefined;
   // Each call goes to IndexedDB until the database fails once; from then on, to memory.
@@ -83,12 +98,73 @@ export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}
     get fallbackError() {
       return fallbackError;
     },
-    get: (taskId) => call((s) => s.get(taskId)),
-    put: (record) => call((s) => s.put(record)),
-    update: (taskId, change) => call((s) => s.update(taskId, change)),
-    list: (filter) => call((s) => s.list(filter)),
-    delete: (taskId) => call((s) => s.delete(taskId)),
+    ...changes.told({
+      get: (taskId) => call((s) => s.get(taskId)),
+      put: (record) => call((s) => s.put(record)),
+      update: (taskId, change) => call((s) => s.update(taskId, change)),
+      list: (filter) => call((s) => s.list(filter)),
+      delete: (taskId) => call((s) => s.delete(taskId)),
+    }),
+    watch,
   };
+}
+
+/**
+ * Who is told that records changed: this tab's watchers at once, the other tabs of the origin through a
+ * BroadcastChannel named after the database (a channel never delivers to its sender). Without
+ * BroadcastChannel (a worker runtime without it), only this tab's watchers.
+ */
+class Changes {
+  private readonly watchers = new Set<() => void>();
+  private channel: BroadcastChannel | undefined;
+
+  constructor(private readonly name: string) {}
+
+  private open(): BroadcastChannel | undefined {
+    if (this.channel || typeof BroadcastChannel !== 'function') return this.channel;
+    this.channel = new BroadcastChannel(this.name);
+    this.channel.onmessage = () => this.tell();
+    return this.channel;
+  }
+
+  private tell(): void {
+    for (const watcher of [...this.watchers]) {
+      try {
+        watcher();
+      } catch {
+        // The watcher's own failure (client.watchTasks reports its listener's).
+      }
+    }
+  }
+
+  /** A record was written or deleted here. */
+  changed(): void {
+    this.tell();
+    this.open()?.postMessage('changed');
+  }
+
+  watch(onChange: () => void): () => void {
+    const own = (): void => onChange();
+    this.watchers.add(own);
+    this.open();
+    return () => void this.watchers.delete(own);
+  }
+
+  /** `store`, telling each successful write. */
+  told(store: TaskStore): TaskStore {
+    const after = <T>(done: Promise<T>): Promise<T> =>
+      done.then((value) => {
+        this.changed();
+        return value;
+      });
+    return {
+      get: (taskId) => store.get(taskId),
+      list: (filter) => store.list(filter),
+      put: (record, options) => after(store.put(record, options)),
+      update: (taskId, change, options) => after(store.update(taskId, change, options)),
+      delete: (taskId, options) => after(store.delete(taskId, options)),
+    };
+  }
 }
 
 function indexedDbStore(options: IndexedDbTaskStoreOptions): TaskStore {

@@ -37,14 +37,14 @@ export type {
   StoreErrorEvent,
   TaskView,
 } from './task/task-event.js';
-export type { TasksFilter } from './task/records.js';
+export type { TasksFilter, WatchTasksOptions } from './task/records.js';
 export type { PushChannel, PushDelivery } from './task/follow-context.js';
 export type { CarriedError, CoordinationMessage, NetworkSignals, TaskClaim, TaskCoordinator } from './task/coordinator.js';
 export type { DeliveryMode } from './task/follower.js';
 export { MemoryTaskStore } from './store/memory-task-store.js';
 export type { MemoryTaskStoreOptions } from './store/memory-task-store.js';
-export { TASK_RECORD_VERSION, isActiveRecord, canLease } from './store/task-store.js';
-export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord, LeasingTaskStore, StoreLease, StoreWriteOptions } from './store/task-store.js';
+export { TASK_RECORD_VERSION, isActiveRecord, canLease, canWatch } from './store/task-store.js';
+export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord, LeasingTaskStore, StoreLease, StoreWriteOptions, WatchableTaskStore } from './store/task-store.js';
 export { checkTaskRecord, parseTaskRecord } from './store/check-record.js';
 export type { RecordOrigin } from './store/check-record.js';
 export { realScheduler } from './util/scheduler.js';

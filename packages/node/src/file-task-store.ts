@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { isActiveRecord, TASK_RECORD_VERSION, TetherError, type TaskListFilter, type TaskRecord, type TaskStore } from '@a2a-tether/core';
+import { isActiveRecord, TASK_RECORD_VERSION, TetherError, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from '@a2a-tether/core';
 import { RecordDirectory, type RecordKind } from './record-directory.js';
 
 /** Options of {@link createFileTaskStore}. */
@@ -59,15 +59,36 @@ const TASKS: RecordKind = {
  *
  * @param dir The directory of the records, resolved against the current directory now.
  */
-export function createFileTaskStore(dir: string, options: FileTaskStoreOptions = {}): TaskStore {
+export function createFileTaskStore(dir: string, options: FileTaskStoreOptions = {}): WatchableTaskStore {
   return new FileTaskStore(new RecordDirectory<TaskRecord>(resolve(dir), TASKS), options);
 }
 
-class FileTaskStore implements TaskStore {
+class FileTaskStore implements WatchableTaskStore {
+  private readonly watchers = new Set<() => void>();
+
   constructor(
     private readonly files: RecordDirectory<TaskRecord>,
     private readonly options: FileTaskStoreOptions,
   ) {}
+
+  /** Its writes (one process owns a directory, so they are all of them), told to each watcher. */
+  watch(onChange: () => void): () => void {
+    const own = (): void => onChange();
+    this.watchers.add(own);
+    return () => void this.watchers.delete(own);
+  }
+
+  private async told<T>(write: Promise<T>): Promise<T> {
+    const value = await write;
+    for (const watcher of [...this.watchers]) {
+      try {
+        watcher();
+      } catch {
+        // The watcher's own failure (client.watchTasks reports its listener's).
+      }
+    }
+    return value;
+  }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
     return this.files.serially(taskId, 'get', (name) => this.files.read(name, taskId, 'get'));
@@ -75,11 +96,11 @@ class FileTaskStore implements TaskStore {
 
   put(record: TaskRecord): Promise<void> {
     const taskId = (record as Partial<TaskRecord> | null)?.taskId as string;
-    return this.files.serially(taskId, 'put', (name) => this.files.write(name, record, 'put'));
+    return this.told(this.files.serially(taskId, 'put', (name) => this.files.write(name, record, 'put')));
   }
 
   update(taskId: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
-    return this.files.serially(taskId, 'update', async (name) => {
+    return this.told(this.files.serially(taskId, 'update', async (name) => {
       // Freshly parsed: the change function gets its own copy, and nothing it does reaches the disk unless returned.
       const current = await this.files.read(name, taskId, 'update');
       const next = change(current);
@@ -95,11 +116,11 @@ class FileTaskStore implements TaskStore {
       }
       await this.files.write(name, next, 'update');
       return next;
-    });
+    }));
   }
 
   delete(taskId: string): Promise<void> {
-    return this.files.serially(taskId, 'delete', (name) => this.files.remove(name, taskId, 'delete'));
+    return this.told(this.files.serially(taskId, 'delete', (name) => this.files.remove(name, taskId, 'delete')));
   }
 
   async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {

@@ -384,3 +384,31 @@ describe('createFileTaskStore under SIGKILL', () => {
     ROUNDS * CHILD_TIMEOUT_MS,
   );
 });
+
+describe('watch (client.watchTasks over the file store)', () => {
+  it('each write and delete is told to every watcher once it is on disk; a stopped watcher is told nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tether-file-watch-'));
+    try {
+      const store = createFileTaskStore(dir);
+      const told: string[] = [];
+      const stop = store.watch(() => told.push('changed'));
+      const record: TaskRecord = { schemaVersion: 1, taskId: 't1', contextId: 'c', agentUrl: 'http://a', state: 'working', createdAt: 1, updatedAt: 1 };
+      await store.put(record);
+      expect(told).toEqual(['changed']);
+      expect((await readdir(dir)).length).toBeGreaterThan(0);
+      await store.update('t1', (current) => (current ? { ...current, state: 'completed' } : current));
+      await store.delete('t1');
+      expect(told).toHaveLength(3);
+      stop();
+      await store.put(record);
+      expect(told).toHaveLength(3);
+      // A write that fails is not told.
+      const again = store.watch(() => told.push('changed'));
+      await expect(store.update('t1', () => ({ ...record, taskId: 'other' }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(told).toHaveLength(3);
+      again();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

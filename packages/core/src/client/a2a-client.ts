@@ -23,7 +23,7 @@ import type { TransportContext } from '../transport/transport-context.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
-import type { TasksFilter } from '../task/records.js';
+import type { TasksFilter, WatchTasksOptions } from '../task/records.js';
 import type { FollowContext, PushDelivery } from '../task/follow-context.js';
 import type { EngineParts } from '../task/follow-context.js';
 import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
@@ -422,6 +422,26 @@ export class A2AClient {
    */
   tasks(filter?: TasksFilter): Promise<TaskRecord[]> {
     return this.withEngine((engine) => engine.listRecords(this.followContext(engine), filter));
+  }
+
+  /**
+   * Calls `listener` with `tasks()`'s records now, and again whenever a task of this agent is started,
+   * changes state or outcome, has a cancel asked or confirmed, or is removed — in this client, and in
+   * every tab or process on the same store where the store can say so (the IndexedDB store across the
+   * tabs of an origin, the file store across processes; others are read every `intervalMs`). Returns the
+   * function that stops it.
+   */
+  watchTasks(listener: (records: TaskRecord[]) => void, options?: WatchTasksOptions): () => void {
+    if (typeof listener !== 'function') throw new TetherError('INVALID_ARGUMENT', 'watchTasks: the listener is not a function', { maybeDelivered: false });
+    let stop: (() => void) | undefined;
+    let stopped = false;
+    void this.withEngine(async (engine) => {
+      if (!stopped) stop = engine.watchRecords(this.followContext(engine), listener, options);
+    }).catch((error: unknown) => options?.onError?.(error instanceof TetherError ? error : new TetherError('NETWORK', String(error), { cause: error })));
+    return () => {
+      stopped = true;
+      stop?.();
+    };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isActiveRecord, type TaskListFilter, type TaskRecord, type TaskStore } from './task-store.js';
+import { isActiveRecord, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from './task-store.js';
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
@@ -10,9 +10,11 @@ export interface MemoryTaskStoreOptions {
   maxFinishedRecords?: number | undefined;
 }
 
-/** A {@link TaskStore} in memory: the default; lost when the process ends. */
-export class MemoryTaskStore implements TaskStore {
+/** A task store in memory: the default; lost when the process ends. Says when its records change (`watch`). */
+export class MemoryTaskStore implements WatchableTaskStore {
   private readonly records = new Map<string, TaskRecord>();
+  private readonly watchers = new Set<() => void>();
+  private telling = false;
   /** Finished records, oldest first (a Set keeps insertion order). */
   private readonly finished = new Set<string>();
   private readonly maxFinished: number;
@@ -28,6 +30,7 @@ export class MemoryTaskStore implements TaskStore {
 
   async put(record: TaskRecord): Promise<void> {
     this.set(structuredClone(record));
+    this.changed();
   }
 
   async update(
@@ -39,6 +42,7 @@ export class MemoryTaskStore implements TaskStore {
     const next = change(current ? structuredClone(current) : undefined);
     if (next === undefined) this.forget(taskId);
     else this.set(structuredClone(next));
+    this.changed();
     return next;
   }
 
@@ -51,6 +55,29 @@ export class MemoryTaskStore implements TaskStore {
 
   async delete(taskId: string): Promise<void> {
     this.forget(taskId);
+    this.changed();
+  }
+
+  watch(onChange: () => void): () => void {
+    const own = (): void => onChange();
+    this.watchers.add(own);
+    return () => void this.watchers.delete(own);
+  }
+
+  /** Tells the watchers once, after the writes of this turn; a watcher that throws is not the writer's problem. */
+  private changed(): void {
+    if (this.telling || this.watchers.size === 0) return;
+    this.telling = true;
+    queueMicrotask(() => {
+      this.telling = false;
+      for (const watcher of [...this.watchers]) {
+        try {
+          watcher();
+        } catch {
+          // The watcher's own failure (client.watchTasks reports its listener's).
+        }
+      }
+    });
   }
 
   private set(record: TaskRecord): void {

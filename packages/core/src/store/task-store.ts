@@ -145,3 +145,21 @@ export interface LeasingTaskStore extends TaskStore {
 export function canLease(store: TaskStore): store is LeasingTaskStore {
   return typeof (store as Partial<LeasingTaskStore>).lease === 'function';
 }
+
+/**
+ * A store that says when its records change, so that `client.watchTasks()` needs no polling. The
+ * memory store tells its own writes; the browser's IndexedDB store those of every tab of the origin
+ * (BroadcastChannel); Node's file store those of every process on its directory.
+ */
+export interface WatchableTaskStore extends TaskStore {
+  /**
+   * Calls `onChange` (with no arguments, soon after: several writes may be told once) when a record
+   * was written or deleted. Returns the function that stops it.
+   */
+  watch(onChange: () => void): () => void;
+}
+
+/** Whether a store says when its records change. */
+export function canWatch(store: TaskStore): store is WatchableTaskStore {
+  return typeof (store as Partial<WatchableTaskStore>).watch === 'function';
+}

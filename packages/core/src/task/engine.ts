@@ -3,6 +3,6 @@
 export { followContext } from './engine-client.js';
 export type { EngineHost, FollowSettings } from './engine-client.js';
 export { startTask, resumeTask } from './start-task.js';
-export { listRecords } from './records.js';
+export { listRecords, watchRecords } from './records.js';
 export { Observers } from '../observe/observers.js';
 export { logPlugin } from '../observe/log-plugin.js';
