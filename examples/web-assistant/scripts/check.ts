@@ -9,7 +9,9 @@
  *   4. a reload in the middle of a long task resumes it from IndexedDB, and it completes with the
  *      complete artifact;
  *   5. a second tab opened in the middle of a long task shows the same task (mirrored from the first
- *      tab, `tabs: true`): the agent sees one stream for it, and both tabs show the same final artifact.
+ *      tab, `tabs: true`): the agent sees one stream for it, and both tabs show the same final artifact;
+ *   6. a tab already open shows a task another tab starts, without a reload (`watchTasks`), over the
+ *      first tab's stream.
  * Saves a screenshot (before the reload, or at a failure) to test-output/web-assistant.png. Every wait is bounded; any failure exits 1.
  */
 import { existsSync } from 'node:fs';
@@ -184,6 +186,31 @@ async function secondTab(page: Page, agent: TestAgent, url: string): Promise<voi
   console.log('  ✔ a second tab showed the running task over the first tab\'s stream (one stream at the agent); both show the same artifact');
 }
 
+async function tabAlreadyOpen(page: Page, agent: TestAgent, url: string): Promise<void> {
+  const other = await page.context().newPage();
+  try {
+    await other.goto(url);
+    await waitFor(other, 'the open tab to connect', 'body', 'data-ready', (r) => r !== '');
+    const sendIndex = agent.requests.length;
+    const sentAt = Date.now();
+    const id = await send(page, 'stream updates=0 chunks=30 delayMs=60');
+    // The open tab is told by watchTasks() and attaches: no reload.
+    await other.locator(card(id)).waitFor({ timeout: WAIT_MS });
+    const after = Date.now() - sentAt;
+    check(after < 2_000, `the open tab showed the new task after ${after} ms`);
+    await waitFor(other, 'the task to complete in the open tab', card(id), 'data-state', (s) => s === 'completed');
+    await waitFor(page, 'the task to complete in the first tab', card(id), 'data-state', (s) => s === 'completed');
+    const truth = await agentArtifact(agent, id, 'result');
+    const [first, second] = [await shownText(page, id, 'result'), await shownText(other, id, 'result')];
+    check(first === truth.text && second === truth.text, `the tabs show "${first}" and "${second}", the agent holds "${truth.text}"`);
+    const streams = streamsOf(agent, id, sendIndex);
+    check(streams === 1, `the agent saw ${streams} streams for the task (one expected)`);
+    console.log(`  ✔ a tab already open showed a task started in another ${after} ms after the send (no reload); one stream at the agent`);
+  } finally {
+    await other.close();
+  }
+}
+
 /** Runs the check; `false` when it was skipped (no Chromium, not in CI). */
 async function main(): Promise<boolean> {
   if (!existsSync(fileURLToPath(new URL('../../../packages/browser/dist/index.js', import.meta.url)))) {
@@ -233,6 +260,7 @@ async function main(): Promise<boolean> {
       await screenshot();
       await reloadTask(page, agent);
       await secondTab(page, agent, url);
+      await tabAlreadyOpen(page, agent, url);
     } catch (error) {
       await screenshot().catch(() => undefined);
       throw error;
@@ -250,7 +278,7 @@ const watchdog = setTimeout(() => {
 }, TOTAL_MS);
 watchdog.unref();
 try {
-  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, and followed from a second tab in real Chromium)');
+  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, followed from a second tab, and shown in a tab already open, in real Chromium)');
   else console.log('web-assistant check: SKIPPED in the browser (no Chromium); the page builds');
 } catch (error) {
   console.error(`web-assistant check: FAILED — ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -1,4 +1,4 @@
-import { connect, createIndexedDbTaskStore, type A2AClient, type TaskHandle } from '@a2a-tether/browser';
+import { connect, createIndexedDbTaskStore, type A2AClient, type TaskHandle, type TaskRecord } from '@a2a-tether/browser';
 import { TaskCard } from './task-card.js';
 
 /** Prompts in the testkit agent's scenario syntax (packages/testkit/src/agent/scenarios.ts). */
@@ -13,12 +13,21 @@ const tasks = document.querySelector<HTMLElement>('#tasks')!;
 const form = document.querySelector<HTMLFormElement>('form.ask')!;
 const samples = document.querySelector<HTMLElement>('.samples')!;
 
+/** Tasks this tab shows a card for. */
+const shown = new Set<string>();
+/** This tab's sends not answered yet. */
+let starting: Promise<unknown> = Promise.resolve();
+
 function show(handle: TaskHandle): void {
   if (handle.kind === 'message') {
     const answer = document.createElement('p');
     answer.textContent = `agent: ${handle.message?.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') ?? ''}`;
     tasks.prepend(answer);
     return;
+  }
+  if (handle.taskId !== undefined) {
+    if (shown.has(handle.taskId)) return;
+    shown.add(handle.taskId);
   }
   const card = new TaskCard(handle);
   tasks.prepend(card.root);
@@ -35,6 +44,25 @@ async function main(agentUrl: string): Promise<void> {
   const resumed = await client.resumeAll();
   for (const handle of resumed) show(handle);
   if (resumed.length > 0) status.textContent += ` Resumed ${resumed.length} task(s).`;
+  // A task another tab starts shows here too, without a reload: this tab attaches to it (it mirrors the
+  // tab that streams it; no second connection).
+  client.watchTasks((records) => {
+    // After this tab's own sends: a task it is starting is listed before start() resolves.
+    void starting.then(() => attach(records));
+  });
+  const attach = (records: readonly TaskRecord[]): void => {
+    for (const record of records) {
+      if (shown.has(record.taskId) || record.outcome !== undefined) continue;
+      shown.add(record.taskId);
+      client.resume(record.taskId).then(
+        (handle) => {
+          shown.delete(record.taskId);
+          show(handle);
+        },
+        () => shown.delete(record.taskId),
+      );
+    }
+  };
   document.body.dataset['ready'] = 'true';
 
   form.addEventListener('submit', (e) => {
@@ -43,9 +71,10 @@ async function main(agentUrl: string): Promise<void> {
     const text = input.value.trim();
     if (text === '') return;
     input.value = '';
-    client.start(text).then(show, (error: unknown) => {
+    const started = client.start(text).then(show, (error: unknown) => {
       status.textContent = `Send failed: ${error instanceof Error ? error.message : String(error)}`;
     });
+    starting = Promise.all([starting, started]);
   });
 }
 
@@ -62,7 +91,7 @@ for (const [label, text] of SAMPLES) {
 
 const agentUrl = new URLSearchParams(location.search).get('agent');
 if (agentUrl === null) {
-  status.textContent = 'No agent: open this page with ?agent=<agent URL> (npm start prints the link).';
+  status.textContent = 'No agent: open this page with ?agent=<agent URL> (`npx --yes pnpm@10.34.8 web` prints the link).';
 } else {
   main(agentUrl).catch((error: unknown) => {
     status.textContent = `Could not connect: ${error instanceof Error ? error.message : String(error)}`;
