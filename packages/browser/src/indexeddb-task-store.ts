@@ -2,6 +2,7 @@ import {
   checkTaskRecord,
   isActiveRecord,
   MemoryTaskStore,
+  StoreWatchers,
   TetherError,
   type TaskListFilter,
   type TaskRecord,
@@ -115,7 +116,7 @@ export function createIndexedDbTaskStore(options: IndexedDbTaskStoreOptions = {}
  * BroadcastChannel (a worker runtime without it), only this tab's watchers.
  */
 class Changes {
-  private readonly watchers = new Set<() => void>();
+  private readonly watchers = new StoreWatchers();
   private channel: BroadcastChannel | undefined;
 
   constructor(private readonly name: string) {}
@@ -123,31 +124,19 @@ class Changes {
   private open(): BroadcastChannel | undefined {
     if (this.channel || typeof BroadcastChannel !== 'function') return this.channel;
     this.channel = new BroadcastChannel(this.name);
-    this.channel.onmessage = () => this.tell();
+    this.channel.onmessage = () => this.watchers.tell();
     return this.channel;
-  }
-
-  private tell(): void {
-    for (const watcher of [...this.watchers]) {
-      try {
-        watcher();
-      } catch {
-        // The watcher's own failure (client.watchTasks reports its listener's).
-      }
-    }
   }
 
   /** A record was written or deleted here. */
   changed(): void {
-    this.tell();
+    this.watchers.tell();
     this.open()?.postMessage('changed');
   }
 
   watch(onChange: () => void): () => void {
-    const own = (): void => onChange();
-    this.watchers.add(own);
     this.open();
-    return () => void this.watchers.delete(own);
+    return this.watchers.add(onChange);
   }
 
   /** `store`, telling each successful write. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { isActiveRecord, TASK_RECORD_VERSION, TetherError, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from '@a2a-tether/core';
+import { isActiveRecord, StoreWatchers, TASK_RECORD_VERSION, TetherError, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from '@a2a-tether/core';
 import { RecordDirectory, type RecordKind } from './record-directory.js';
 
 /** Options of {@link createFileTaskStore}. */
@@ -64,7 +64,7 @@ export function createFileTaskStore(dir: string, options: FileTaskStoreOptions =
 }
 
 class FileTaskStore implements WatchableTaskStore {
-  private readonly watchers = new Set<() => void>();
+  private readonly watchers = new StoreWatchers();
 
   constructor(
     private readonly files: RecordDirectory<TaskRecord>,
@@ -73,20 +73,12 @@ class FileTaskStore implements WatchableTaskStore {
 
   /** Its writes (one process owns a directory, so they are all of them), told to each watcher. */
   watch(onChange: () => void): () => void {
-    const own = (): void => onChange();
-    this.watchers.add(own);
-    return () => void this.watchers.delete(own);
+    return this.watchers.add(onChange);
   }
 
   private async told<T>(write: Promise<T>): Promise<T> {
     const value = await write;
-    for (const watcher of [...this.watchers]) {
-      try {
-        watcher();
-      } catch {
-        // The watcher's own failure (client.watchTasks reports its listener's).
-      }
-    }
+    this.watchers.tell();
     return value;
   }
 

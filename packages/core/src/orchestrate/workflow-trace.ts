@@ -2,7 +2,7 @@ import type { A2AClient } from '../client/a2a-client.js';
 import { openSpan, type OpenSpan } from '../observe/framework-span.js';
 import { redact } from '../errors/redact.js';
 import type { AgentCard } from '../card/card-types.js';
-import type { AgentRef, FrameworkSpanEnd, TetherPlugin } from '../observe/plugin.js';
+import type { AgentRef, FrameworkSpan, FrameworkSpanEnd, TetherPlugin } from '../observe/plugin.js';
 import type { TraceContext } from '../observe/trace-context.js';
 import { attemptKey } from './journal.js';
 import type { AttemptRecord, NodeRecord, WorkflowRecord } from './workflow-record.js';
@@ -53,17 +53,12 @@ export class WorkflowTrace {
     if (this.workflow) return;
     const stored = this.record.trace;
     this.workflow = openSpan(this.plugins, {
+      ...this.facts(stored ?? this.options.traceContext, stored !== undefined),
       kind: 'workflow',
-      parent: stored ?? this.options.traceContext,
-      workflowId: this.record.id,
-      workflowName: this.options.name,
-      contextId: this.record.contextId,
       node: undefined,
       attempt: undefined,
       agent: undefined,
       parentTaskId: undefined,
-      resumed: stored !== undefined,
-      startedAt: this.now(),
     });
     const context = this.workflow.context;
     if (!stored && context.traceparent) this.record.trace = { traceparent: context.traceparent, ...(context.tracestate ? { tracestate: context.tracestate } : {}) };
@@ -76,20 +71,20 @@ export class WorkflowTrace {
     if (open) return open.context;
     this.open();
     const span = openSpan(this.plugins, {
+      ...this.facts(this.workflow?.context, resumed),
       kind: 'hop',
-      parent: this.workflow?.context,
-      workflowId: this.record.id,
-      workflowName: this.options.name,
-      contextId: this.record.contextId,
       node: node.id,
       attempt: attempt.n,
       agent: agentOf(client),
       parentTaskId: this.parentTaskOf(node),
-      resumed,
-      startedAt: this.now(),
     });
     this.hops.set(key, span);
     return span.context;
+  }
+
+  /** What the workflow's span and its hops' share. */
+  private facts(parent: TraceContext | undefined, resumed: boolean): Pick<FrameworkSpan, 'parent' | 'workflowId' | 'workflowName' | 'contextId' | 'resumed' | 'startedAt'> {
+    return { parent, workflowId: this.record.id, workflowName: this.options.name, contextId: this.record.contextId, resumed, startedAt: this.now() };
   }
 
   /** The task a hop's parent node delegated it from, when that node has one. */

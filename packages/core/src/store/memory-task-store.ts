@@ -1,3 +1,4 @@
+import { StoreWatchers } from './store-watchers.js';
 import { isActiveRecord, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from './task-store.js';
 
 /** Options of {@link MemoryTaskStore}. */
@@ -13,7 +14,7 @@ export interface MemoryTaskStoreOptions {
 /** A task store in memory: the default; lost when the process ends. Says when its records change (`watch`). */
 export class MemoryTaskStore implements WatchableTaskStore {
   private readonly records = new Map<string, TaskRecord>();
-  private readonly watchers = new Set<() => void>();
+  private readonly watchers = new StoreWatchers();
   private telling = false;
   /** Finished records, oldest first (a Set keeps insertion order). */
   private readonly finished = new Set<string>();
@@ -59,24 +60,16 @@ export class MemoryTaskStore implements WatchableTaskStore {
   }
 
   watch(onChange: () => void): () => void {
-    const own = (): void => onChange();
-    this.watchers.add(own);
-    return () => void this.watchers.delete(own);
+    return this.watchers.add(onChange);
   }
 
-  /** Tells the watchers once, after the writes of this turn; a watcher that throws is not the writer's problem. */
+  /** Tells the watchers once, after the writes of this turn. */
   private changed(): void {
     if (this.telling || this.watchers.size === 0) return;
     this.telling = true;
     queueMicrotask(() => {
       this.telling = false;
-      for (const watcher of [...this.watchers]) {
-        try {
-          watcher();
-        } catch {
-          // The watcher's own failure (client.watchTasks reports its listener's).
-        }
-      }
+      this.watchers.tell();
     });
   }
 
