@@ -123,3 +123,41 @@ describe('client.watchTasks()', () => {
     expect(() => client.watchTasks(undefined as unknown as () => void)).toThrow(/listener/);
   });
 });
+
+describe('tags: the app\'s labels on a task', () => {
+  it('are kept in the record, listed by watchTasks, kept when the task is resumed, and never sent to the agent', async () => {
+    const a = await agent();
+    const store = new MemoryTaskStore();
+    const client = await connect(a.url, { cardCache: false, store });
+    const handle = await client.start('slow steps=3 delayMs=5', { tags: { prompt: 'Summarise the report', chat: 'c-1' } });
+    const taskId = handle.taskId as string;
+    expect((await store.get(taskId))?.tags).toEqual({ prompt: 'Summarise the report', chat: 'c-1' });
+    const seen: TaskRecord[][] = [];
+    stops.push(client.watchTasks((records) => void seen.push(records)));
+    await handle.done();
+    await until(() => seen.at(-1)?.[0]?.outcome !== undefined);
+    expect(seen.at(-1)?.[0]?.tags).toEqual({ prompt: 'Summarise the report', chat: 'c-1' });
+    const bodies = a.requests.filter((r) => r.method === 'POST').map((r) => JSON.stringify(r.body ?? ''));
+    expect(bodies.join('\n')).toContain('slow steps=3');
+    expect(bodies.join('\n')).not.toContain('Summarise the report');
+  });
+
+  it('bad tags are INVALID_ARGUMENT and nothing is sent', async () => {
+    const a = await agent();
+    const client = await connect(a.url, { cardCache: false });
+    const before = a.requests.length;
+    const bad = [
+      Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])),
+      { prompt: 'x'.repeat(1025) },
+      { '': 'empty key' },
+      { n: 3 as unknown as string },
+    ];
+    for (const tags of bad) {
+      const error = await client.start('slow steps=1', { tags }).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(TetherError);
+      expect((error as TetherError).code).toBe('INVALID_ARGUMENT');
+      expect((error as TetherError).message).toMatch(/^tags: /);
+    }
+    expect(a.requests.length).toBe(before);
+  });
+});

@@ -42,6 +42,8 @@ export interface TaskRecord {
   parentTaskId?: string | undefined;
   /** What the agent reported the task cost (`metadata.cost` of the final task or its status message), once it finished. */
   cost?: CostRecord | undefined;
+  /** The app's labels for the task (`tags` of `start()`), e.g. the prompt a task list shows. */
+  tags?: Readonly<Record<string, string>> | undefined;
   /** When the record of a finished task may be deleted (epoch ms; see `DEFAULTS.retentionMs`). */
   expiresAt?: number | undefined;
 }

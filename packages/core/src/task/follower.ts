@@ -378,7 +378,7 @@ export class TaskFollower implements FollowCore {
     // Several processes share the store: the lease comes before the first write, so no other process can
     // find the task's record (and take the task) before this one holds it.
     const { store, client, principal, scheduler } = this.context;
-    const record = { taskId, contextId, agentUrl: client.agent.url, delivery: mode, principal, now, trace: this.options.traceContext, parentTaskId: this.options.parentTaskId };
+    const record = { taskId, contextId, agentUrl: client.agent.url, delivery: mode, principal, now, trace: this.options.traceContext, parentTaskId: this.options.parentTaskId, tags: this.options.tags };
     const before = leaseFirst(this.context, taskId, (lease, askedAt) => this.holdLease(lease, askedAt));
     this.records = RecordKeeper.create(store, record, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence, before });
     if (mode === 'push' && this.pushRunner) {

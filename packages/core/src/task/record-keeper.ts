@@ -13,6 +13,7 @@ export interface NewRecord {
   /** The trace the task's requests continue (read when the record is made: the first request's by then). */
   trace?: { readonly traceparent?: string | undefined; readonly tracestate?: string | undefined } | undefined;
   parentTaskId?: string | undefined;
+  tags?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -37,7 +38,7 @@ export class RecordKeeper {
 
   /** A new task: its record, stored after `options.before` (the lease, when the store leases tasks). */
   static create(store: TaskStore, record: NewRecord, options: StoreWriterOptions): RecordKeeper {
-    const { taskId, contextId, agentUrl, delivery, principal, now, parentTaskId } = record;
+    const { taskId, contextId, agentUrl, delivery, principal, now, parentTaskId, tags } = record;
     const traceparent = record.trace?.traceparent;
     const tracestate = record.trace?.tracestate;
     const writer = new StoreWriter(store, taskId, options);
@@ -53,6 +54,7 @@ export class RecordKeeper {
       ...(principal === undefined ? {} : { principal }),
       ...(traceparent === undefined ? {} : { trace: { traceparent, ...(tracestate ? { tracestate } : {}) } }),
       ...(parentTaskId === undefined ? {} : { parentTaskId }),
+      ...(tags === undefined ? {} : { tags: { ...tags } }),
     });
     return new RecordKeeper(writer, { state: 'submitted', contextId, delivery }, stored);
   }
