@@ -38,6 +38,19 @@ export default defineConfig({
       },
       {
         extends: true,
+        test: { name: 'ai-sdk', include: ['packages/ai-sdk/{src,test}/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'react',
+          include: ['packages/react/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'browser',
           include: ['packages/browser/test/**/*.test.ts'],

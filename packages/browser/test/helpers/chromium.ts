@@ -39,10 +39,17 @@ export interface TestSite {
   close(): Promise<void>;
 }
 
+/** How {@link servePage} bundles: where bare imports resolve from (default this test directory), constants to define. */
+export interface PageBundleOptions {
+  resolveDir?: string | undefined;
+  define?: Record<string, string> | undefined;
+}
+
 /** Bundles `script` (imports resolved from this test directory) and serves it as a page's module script. */
-export async function servePage(script: string): Promise<TestSite> {
+export async function servePage(script: string, options: PageBundleOptions = {}): Promise<TestSite> {
   const bundle = await build({
-    stdin: { contents: script, resolveDir: fileURLToPath(new URL('..', import.meta.url)), loader: 'js' },
+    stdin: { contents: script, resolveDir: options.resolveDir ?? fileURLToPath(new URL('..', import.meta.url)), loader: 'js' },
+    ...(options.define ? { define: options.define } : {}),
     bundle: true,
     format: 'esm',
     platform: 'browser',
