@@ -1,0 +1,332 @@
+import { connect, MemoryTaskStore, type A2AClient } from '@a2a-tether/node';
+import { ScenarioError, startFaultProxy, startTestAgent, type FaultProxy, type ScenarioFn, type TestAgent } from '@a2a-tether/testkit';
+import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { A2AChatTransport, type StopReport } from '../src/index.js';
+import { chunksOf, deltas, gate, messageOf, TestChat, textOfMessage } from './helpers.js';
+
+const RESILIENCE = { initialDelayMs: 20, maxDelayMs: 200, maxElapsedMs: 10_000 };
+
+const agents: TestAgent[] = [];
+const proxies: FaultProxy[] = [];
+afterEach(async () => {
+  await Promise.all(proxies.splice(0).map((p) => p.close()));
+  await Promise.all(agents.splice(0).map((a) => a.close()));
+});
+
+async function agentWith(scenarios: Record<string, ScenarioFn> = {}): Promise<TestAgent> {
+  const agent = await startTestAgent({ versions: ['1.0'], scenarios });
+  agents.push(agent);
+  return agent;
+}
+
+function client(url: string, store = new MemoryTaskStore()): Promise<A2AClient> {
+  return connect(url, { cardCache: false, store, resilience: RESILIENCE });
+}
+
+const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+const SUBSCRIBE_METHODS = new Set(['SubscribeToTask', 'tasks/resubscribe']);
+
+function method(body: unknown): string | undefined {
+  return typeof body === 'object' && body !== null ? ((body as { method?: unknown }).method as string | undefined) : undefined;
+}
+
+/** The messages the agent was sent (every SendMessage / SendStreamingMessage). */
+function sends(agent: TestAgent): { taskId?: string; contextId?: string; text: string }[] {
+  return agent.requests
+    .filter((r) => SEND_METHODS.has(method(r.body) ?? ''))
+    .map((r) => {
+      const message = (r.body as { params: { message: { taskId?: string; contextId?: string; parts: { text?: string }[] } } }).params.message;
+      return { taskId: message.taskId, contextId: message.contextId, text: message.parts.map((p) => p.text ?? '').join('') };
+    });
+}
+
+/** The text of the agent's artifacts of a task, as it holds them. */
+function artifactText(agent: TestAgent, taskId: string): string {
+  const task = agent.tasks.get(taskId);
+  return (task?.artifacts ?? []).flatMap((a) => a.parts.map((p) => ('text' in p ? p.text : ''))).join('');
+}
+
+function userMessage(id: string, text: string): UIMessage {
+  return { id, role: 'user', parts: [{ type: 'text', text }] };
+}
+
+function send(transport: ChatTransport<UIMessage>, chatId: string, messages: UIMessage[], abortSignal?: AbortSignal): Promise<ReadableStream<UIMessageChunk>> {
+  return transport.sendMessages({ trigger: 'submit-message', chatId, messageId: undefined, messages, abortSignal });
+}
+
+function startChunk(chunks: readonly UIMessageChunk[]): string | undefined {
+  const first = chunks[0];
+  return first?.type === 'start' ? first.messageId : undefined;
+}
+
+/** `gated`: 5 chunks of artifact `answer`, then waits for the test's gate (or a cancel), then 5 more and completes. */
+function gatedScenario(wait: Promise<void>): ScenarioFn {
+  return async (ctx) => {
+    const cancelled = new Promise<void>((resolve) => ctx.cancelled.addEventListener('abort', () => resolve(), { once: true }));
+    ctx.status('working', 'thinking');
+    for (let i = 1; i <= 10; i++) {
+      if (i === 6) {
+        await Promise.race([wait, cancelled]);
+        await ctx.sleep(0); // rejects once the task was canceled: the agent then ends it canceled
+      }
+      ctx.artifact({ artifactId: 'answer', name: 'answer', text: `part-${i}; `, append: i > 1, lastChunk: i === 10 });
+      await ctx.sleep(1);
+    }
+    ctx.status('completed');
+  };
+}
+
+describe('A2AChatTransport against the testkit agent', () => {
+  it('a streamed answer: start with the task\'s message id, status as a data part, the final text exactly the artifact, then finish', async () => {
+    const agent = await agentWith();
+    const transport = new A2AChatTransport({ client: await client(agent.url) });
+    const chunks = await chunksOf(await send(transport, 'chat-1', [userMessage('u1', 'stream updates=4 chunks=40 delayMs=2')]));
+    const taskId = agent.tasks.list()[0]?.id as string;
+    expect(startChunk(chunks)).toBe(`a2a-${taskId}`);
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    const message = await messageOf(chunks);
+    expect(textOfMessage(message)).toBe(artifactText(agent, taskId));
+    expect(artifactText(agent, taskId)).toMatch(/^chunk-1;chunk-2;.*chunk-40;$/);
+    // One text part (the artifact's), the status a data part updated in place.
+    expect(message?.parts.filter((p) => p.type === 'text')).toHaveLength(1);
+    const status = message?.parts.filter((p) => p.type === 'data-a2a-status');
+    expect(status).toHaveLength(1);
+    expect(status?.[0]).toMatchObject({ id: 'status', data: { taskId, state: 'completed' } });
+    expect(chunks.filter((c) => c.type === 'data-a2a-status').map((c) => (c as { data: { text?: string } }).data.text)).toContain('step 4');
+  });
+
+  it('chatId → contextId on the wire; the task\'s record is tagged with the chat, the user message and the prompt', async () => {
+    const agent = await agentWith();
+    const tether = await client(agent.url);
+    const transport = new A2AChatTransport({ client: tether });
+    await chunksOf(await send(transport, 'chat-ctx', [userMessage('u-ctx', 'stream updates=1 chunks=2 delayMs=1')]));
+    expect(sends(agent)).toEqual([{ taskId: undefined, contextId: 'chat-ctx', text: 'stream updates=1 chunks=2 delayMs=1' }]);
+    const task = agent.tasks.list()[0];
+    expect(task?.contextId).toBe('chat-ctx');
+    const [record] = await tether.tasks();
+    expect(record?.tags).toEqual({ chatId: 'chat-ctx', userMessageId: 'u-ctx', prompt: 'stream updates=1 chunks=2 delayMs=1' });
+  });
+
+  it('a reload mid-answer: a new client and transport on the same store continue the same task (one send), replayed from its beginning, the final text exactly the artifact', async () => {
+    const open = gate();
+    const agent = await agentWith({ gated: gatedScenario(open.wait) });
+    const store = new MemoryTaskStore();
+    const first = new A2AChatTransport({ client: await client(agent.url, store) });
+    const user = userMessage('u-reload', 'gated');
+    const reader = (await send(first, 'chat-reload', [user])).getReader();
+    const seen: UIMessageChunk[] = [];
+    while (!deltas(seen).includes('part-5; ')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended before the gate');
+      seen.push(value);
+    }
+    // The page goes away mid-answer: its stream and its follow stop; the task runs on at the agent.
+    await reader.cancel();
+    const partial = await messageOf(seen);
+    const taskId = agent.tasks.list()[0]?.id as string;
+    expect(partial?.id).toBe(`a2a-${taskId}`);
+
+    const second = new A2AChatTransport({ client: await client(agent.url, store) });
+    // The agent goes on only once the reloaded page has found its task again.
+    const opening: ChatTransport<UIMessage> = {
+      resumeStreamIsReplay: second.resumeStreamIsReplay,
+      sendMessages: (o) => second.sendMessages(o),
+      reconnectToStream: async (o) => {
+        const stream = await second.reconnectToStream(o);
+        open.open();
+        return stream;
+      },
+    };
+    const chat = new TestChat({ id: 'chat-reload', transport: opening, messages: [user, partial as UIMessage] });
+    await chat.resumeStream();
+    expect(chat.status).toBe('ready');
+    expect(sends(agent)).toHaveLength(1);
+    expect(agent.tasks.get(taskId)?.state).toBe('completed');
+    expect(chat.messages.map((m) => m.id)).toEqual(['u-reload', `a2a-${taskId}`]);
+    const expected = Array.from({ length: 10 }, (_, i) => `part-${i + 1}; `).join('');
+    expect(artifactText(agent, taskId)).toBe(expected);
+    expect(textOfMessage(chat.messages[1])).toBe(expected);
+    expect(chat.messages[1]?.parts.filter((p) => p.type === 'text')).toHaveLength(1);
+  });
+
+  it('a pause answered through the chat: the message ends with the pause part; the next user message is the reply to the same task', async () => {
+    const agent = await agentWith();
+    const transport = new A2AChatTransport({ client: await client(agent.url) });
+    const chat = new TestChat({ id: 'chat-pause', transport });
+    await chat.sendMessage({ text: 'input' });
+    const taskId = agent.tasks.list()[0]?.id as string;
+    expect(chat.status).toBe('ready');
+    const paused = chat.messages[1];
+    expect(paused?.id).toBe(`a2a-${taskId}`);
+    expect(paused?.parts.find((p) => p.type === 'data-a2a-pause')).toMatchObject({ id: 'pause', data: { taskId, state: 'input-required', text: 'need input' } });
+    expect(textOfMessage(paused)).toBe('');
+
+    await chat.sendMessage({ text: 'blue' });
+    expect(chat.status).toBe('ready');
+    expect(agent.tasks.list()).toHaveLength(1);
+    expect(sends(agent)).toEqual([
+      { taskId: undefined, contextId: 'chat-pause', text: 'input' },
+      { taskId, contextId: 'chat-pause', text: 'blue' },
+    ]);
+    expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(chat.messages[3]?.id).toBe(`a2a-${taskId}-1`);
+    expect(textOfMessage(chat.messages[3])).toBe('got: blue');
+    expect(agent.tasks.get(taskId)?.state).toBe('completed');
+  });
+
+  it('a pause across a reload: reconnectToStream replays up to the pause; the answer goes to the same task and shows only what came after', async () => {
+    const agent = await agentWith({
+      ask: async (ctx) => {
+        ctx.status('working');
+        ctx.artifact({ artifactId: 'draft', text: 'before the question. ', lastChunk: false });
+        ctx.status('input-required', 'which colour?');
+        const answer = await ctx.waitForInput();
+        ctx.artifact({ artifactId: 'draft', text: `colour: ${answer}`, append: true, lastChunk: true });
+        ctx.status('completed');
+      },
+    });
+    const store = new MemoryTaskStore();
+    const first = new TestChat({ id: 'chat-ask', transport: new A2AChatTransport({ client: await client(agent.url, store) }) });
+    await first.sendMessage({ text: 'ask' });
+    const taskId = agent.tasks.list()[0]?.id as string;
+    expect(textOfMessage(first.messages[1])).toBe('before the question. ');
+
+    const second = new A2AChatTransport({ client: await client(agent.url, store) });
+    const replay = await second.reconnectToStream({ chatId: 'chat-ask' });
+    const chunks = await chunksOf(replay as ReadableStream<UIMessageChunk>);
+    expect(startChunk(chunks)).toBe(`a2a-${taskId}`);
+    expect(deltas(chunks)).toBe('before the question. ');
+    expect(chunks.slice(-2)).toEqual([
+      { type: 'data-a2a-pause', id: 'pause', data: { taskId, contextId: 'chat-ask', state: 'input-required', text: 'which colour?' } },
+      { type: 'finish', finishReason: 'other' },
+    ]);
+
+    const chat = new TestChat({ id: 'chat-ask', transport: second, messages: first.messages });
+    await chat.sendMessage({ text: 'green' });
+    expect(chat.messages[3]?.id).toBe(`a2a-${taskId}-1`);
+    expect(textOfMessage(chat.messages[3])).toBe('colour: green');
+    expect(textOfMessage(chat.messages[1]) + textOfMessage(chat.messages[3])).toBe(artifactText(agent, taskId));
+    expect(sends(agent).map((s) => s.taskId)).toEqual([undefined, taskId]);
+
+    // A reload now: the task is finished, nothing to follow.
+    const third = new A2AChatTransport({ client: await client(agent.url, store) });
+    expect(await third.reconnectToStream({ chatId: 'chat-ask' })).toBeNull();
+  });
+
+  it('a stream cut mid-answer: the follow resubscribes; nothing lost, nothing repeated', async () => {
+    const agent = await agentWith();
+    const proxy = await startFaultProxy({ target: agent.origin, seed: 7 });
+    proxies.push(proxy);
+    proxy.addFault({ kind: 'cut', afterEvents: 3, mode: 'reset', times: 1, match: { sse: true } });
+    const transport = new A2AChatTransport({ client: await client(proxy.url) });
+    const chunks = await chunksOf(await send(transport, 'chat-cut', [userMessage('u-cut', 'stream updates=2 chunks=30 delayMs=5')]));
+    const taskId = agent.tasks.list()[0]?.id as string;
+    expect(agent.requests.some((r) => SUBSCRIBE_METHODS.has(method(r.body) ?? ''))).toBe(true);
+    expect(deltas(chunks)).toBe(artifactText(agent, taskId));
+    expect(textOfMessage(await messageOf(chunks))).toBe(artifactText(agent, taskId));
+    expect(chunks.filter((c) => c.type === 'text-start')).toHaveLength(1);
+    expect(sends(agent)).toHaveLength(1);
+  });
+
+  it('a failed task ends with an error chunk carrying the agent\'s reason; the chat shows the error', async () => {
+    const agent = await agentWith();
+    const transport = new A2AChatTransport({ client: await client(agent.url) });
+    const chunks = await chunksOf(await send(transport, 'chat-fail', [userMessage('u-fail', 'fail')]));
+    const error = chunks.at(-1);
+    expect(error?.type).toBe('error');
+    expect((error as { errorText: string }).errorText).toMatch(/failed: failed on purpose$/);
+
+    const chat = new TestChat({ id: 'chat-fail-2', transport });
+    await chat.sendMessage({ text: 'reject' });
+    expect(chat.status).toBe('error');
+    expect(chat.error?.message).toMatch(/rejected: rejected on purpose$/);
+  });
+
+  it('a direct message answer: its text as the message, then finish', async () => {
+    const agent = await agentWith();
+    const transport = new A2AChatTransport({ client: await client(agent.url) });
+    const chunks = await chunksOf(await send(transport, 'chat-echo', [userMessage('u-echo', 'echo hello')]));
+    expect(startChunk(chunks)).toMatch(/^a2a-message-/);
+    expect(textOfMessage(await messageOf(chunks))).toBe('echo: echo hello');
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    expect(agent.tasks.list()).toHaveLength(0);
+  });
+
+  it('stop() cancels the task by default: the agent confirms, onStop says so, and a reload does not follow it', async () => {
+    const open = gate();
+    const agent = await agentWith({ gated: gatedScenario(open.wait) });
+    const store = new MemoryTaskStore();
+    let reported!: (report: StopReport) => void;
+    const report = new Promise<StopReport>((resolve) => (reported = resolve));
+    const transport = new A2AChatTransport({ client: await client(agent.url, store), onStop: (r) => reported(r) });
+    const abort = new AbortController();
+    const reader = (await send(transport, 'chat-stop', [userMessage('u-stop', 'gated')], abort.signal)).getReader();
+    const seen: UIMessageChunk[] = [];
+    while (!deltas(seen).includes('part-5; ')) seen.push((await reader.read()).value as UIMessageChunk);
+    abort.abort();
+    await reader.cancel();
+    const stopped = await report;
+    const taskId = agent.tasks.list()[0]?.id as string;
+    expect(stopped).toMatchObject({ taskId, mode: 'cancel', outcome: { requested: true, confirmed: true, state: 'canceled' } });
+    expect(agent.tasks.get(taskId)?.state).toBe('canceled');
+    const again = new A2AChatTransport({ client: await client(agent.url, store) });
+    expect(await again.reconnectToStream({ chatId: 'chat-stop' })).toBeNull();
+  });
+
+  it("stop: 'detach' only stops the stream: no cancel is sent, the task runs on, and a reload follows it to its end", async () => {
+    const open = gate();
+    const agent = await agentWith({ gated: gatedScenario(open.wait) });
+    const store = new MemoryTaskStore();
+    let reported!: (report: StopReport) => void;
+    const report = new Promise<StopReport>((resolve) => (reported = resolve));
+    const transport = new A2AChatTransport({ client: await client(agent.url, store), stop: 'detach', onStop: (r) => reported(r) });
+    const abort = new AbortController();
+    const reader = (await send(transport, 'chat-detach', [userMessage('u-detach', 'gated')], abort.signal)).getReader();
+    const seen: UIMessageChunk[] = [];
+    while (!deltas(seen).includes('part-5; ')) seen.push((await reader.read()).value as UIMessageChunk);
+    abort.abort();
+    await reader.cancel();
+    const taskId = agent.tasks.list()[0]?.id as string;
+    expect(await report).toEqual({ taskId, mode: 'detach' });
+    expect(agent.requests.some((r) => ['CancelTask', 'tasks/cancel'].includes(method(r.body) ?? ''))).toBe(false);
+    expect(agent.tasks.get(taskId)?.state).toBe('working');
+
+    const again = new A2AChatTransport({ client: await client(agent.url, store) });
+    const replay = await again.reconnectToStream({ chatId: 'chat-detach' });
+    open.open();
+    const chunks = await chunksOf(replay as ReadableStream<UIMessageChunk>);
+    expect(deltas(chunks)).toBe(artifactText(agent, taskId));
+    expect(sends(agent)).toHaveLength(1);
+  });
+
+  it('reconnectToStream: null for a chat whose latest task finished, and for a chat without tasks', async () => {
+    const agent = await agentWith();
+    const transport = new A2AChatTransport({ client: await client(agent.url) });
+    await chunksOf(await send(transport, 'chat-done', [userMessage('u-done', 'stream updates=1 chunks=2 delayMs=1')]));
+    expect(await transport.reconnectToStream({ chatId: 'chat-done' })).toBeNull();
+    expect(await transport.reconnectToStream({ chatId: 'chat-none' })).toBeNull();
+  });
+
+  it('an agent that refuses the chat id as contextId (InvalidParams, nothing started): the message once more without it; the chat keeps the agent\'s context', async () => {
+    const agent = await agentWith({
+      strict: async (ctx) => {
+        if (ctx.task.contextId.startsWith('chat-')) throw new ScenarioError(-32602, 'contextId: this agent names its contexts');
+        ctx.status('working');
+        ctx.artifact({ artifactId: 'a', text: `ok ${ctx.params['n'] ?? ''}`, lastChunk: true });
+        ctx.status('completed');
+      },
+    });
+    const transport = new A2AChatTransport({ client: await client(agent.url) });
+    const first = await chunksOf(await send(transport, 'chat-strict', [userMessage('u1', 'strict n=1')]));
+    expect(textOfMessage(await messageOf(first))).toBe('ok 1');
+    const [refused, accepted] = sends(agent);
+    expect(refused?.contextId).toBe('chat-strict');
+    expect(accepted?.contextId).toBeUndefined();
+    const context = agent.tasks.list()[0]?.contextId;
+    const second = await chunksOf(await send(transport, 'chat-strict', [userMessage('u1', 'strict n=1'), userMessage('u2', 'strict n=2')]));
+    expect(textOfMessage(await messageOf(second))).toBe('ok 2');
+    expect(sends(agent)[2]?.contextId).toBe(context);
+    expect(sends(agent)).toHaveLength(3);
+  });
+});
