@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const PACKAGES = ['core', 'node', 'browser', 'testkit', 'otel'];
+const PACKAGES = ['core', 'node', 'browser', 'testkit', 'otel', 'ai-sdk'];
 const LANGUAGES = new Set(['ts', 'typescript']);
 
 /** The Markdown files whose snippets are checked, relative to the repository root. */
@@ -89,6 +89,8 @@ function makeWorkDir() {
   for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(dir, 'node_modules', '@a2a-tether', name), 'dir');
   // OpenTelemetry's API and SDK, as an app that uses @a2a-tether/otel installs them.
   symlinkSync(join(root, 'packages', 'otel', 'node_modules', '@opentelemetry'), join(dir, 'node_modules', '@opentelemetry'), 'dir');
+  // The AI SDK (`ai`), as an app that uses @a2a-tether/ai-sdk installs it.
+  symlinkSync(join(root, 'packages', 'ai-sdk', 'node_modules', 'ai'), join(dir, 'node_modules', 'ai'), 'dir');
   // vitest and @types/node come from the repository's own node_modules, further up.
   return dir;
 }
