@@ -11,8 +11,13 @@
  *   5. a second tab opened in the middle of a long task shows the same task (mirrored from the first
  *      tab, `tabs: true`): the agent sees one stream for it, and both tabs show the same final artifact;
  *   6. a tab already open shows a task another tab starts, without a reload (`watchTasks`), over the
- *      first tab's stream.
- * Saves a screenshot (before the reload, or at a failure) to test-output/web-assistant.png. Every wait is bounded; any failure exits 1.
+ *      first tab's stream;
+ *   7. three tabs: a long task and a question started in tab A show in B and C within 1 s, with their
+ *      prompts; B is reloaded mid-task and its progress count carries on from where it was; A (the tab
+ *      that streams both) is closed; C answers the question; B and C end with the agent's artifacts, and
+ *      the agent never had two streams of one task open.
+ * Saves screenshots (test-output/: the page before the reload, or at a failure; the second tab; tabs B and
+ * C while the tasks run and pause, and at the end). Every wait is bounded; any failure exits 1.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -211,6 +216,75 @@ async function tabAlreadyOpen(page: Page, agent: TestAgent, url: string): Promis
   }
 }
 
+async function shoot(name: string, page: Page): Promise<void> {
+  await mkdir(output, { recursive: true });
+  await page.screenshot({ path: join(output, `${name}.png`), fullPage: true });
+}
+
+async function threeTabs(a: Page, agent: TestAgent, url: string): Promise<void> {
+  const context = a.context();
+  const [b, c] = [await context.newPage(), await context.newPage()];
+  for (const page of [b, c]) {
+    await page.goto(url);
+    await waitFor(page, 'tabs B and C to connect', 'body', 'data-ready', (r) => r !== '');
+  }
+  const sendIndex = agent.requests.length;
+  const LONG = 'stream updates=2 chunks=40 delayMs=120';
+  const sentAt = Date.now();
+  const long = await send(a, LONG);
+  const shownAfter: number[] = [];
+  for (const page of [b, c]) {
+    await page.locator(card(long)).waitFor({ timeout: WAIT_MS });
+    shownAfter.push(Date.now() - sentAt);
+  }
+  check(Math.max(...shownAfter) < 1_000, `tabs B and C showed the task started in A after ${shownAfter.join(' and ')} ms (within 1 s expected)`);
+  const question = await send(a, 'input');
+  for (const page of [a, b, c]) {
+    await waitFor(page, 'the question to pause', card(question), 'data-state', (s) => s === 'input-required');
+    const prompt = await page.locator(`${card(long)} .prompt`).innerText();
+    check(prompt === LONG, `a tab shows the prompt "${prompt}" on the long task's card`);
+  }
+  const before = Number(await waitFor(b, 'progress in tab B', `${card(long)} .progress`, 'data-parts', (n) => Number(n) >= 5));
+  await shoot('three-tabs-B-running', b);
+  await shoot('three-tabs-C-running', c);
+  await b.reload();
+  await waitFor(b, 'tab B to reconnect after its reload', 'body', 'data-ready', (r) => r !== '');
+  const after = Number(await waitFor(b, 'tab B to show the task again', `${card(long)} .progress`, 'data-parts', (n) => Number(n) > 0));
+  check(after >= before, `after its reload tab B counts ${after} chunks, before it ${before}: the count went back`);
+  check((await b.locator(`${card(long)} .prompt`).innerText()) === LONG, 'after its reload tab B lost the prompt');
+  // The long task's send: the streaming send whose message is its prompt.
+  const longSend = agent.requests.findIndex((r, i) => i >= sendIndex && JSON.stringify(r.body ?? '').includes(LONG));
+  const streamsWhileA = streamsOf(agent, long, longSend);
+  check(streamsWhileA === 1, `while tab A streamed it the agent saw ${streamsWhileA} streams of the long task`);
+  // A streams both tasks: closing it hands them to B or C.
+  await a.close();
+  const reply = c.locator(`${card(question)} form.reply`);
+  await reply.locator('input').fill('green');
+  await reply.locator('button[type=submit]').click();
+  for (const page of [b, c]) {
+    await waitFor(page, 'the question to complete', card(question), 'data-state', (s) => s === 'completed');
+    await waitFor(page, 'the long task to complete', card(long), 'data-state', (s) => s === 'completed');
+  }
+  const truth = await agentArtifact(agent, long, 'result');
+  for (const page of [b, c]) {
+    const shown = await shownText(page, long, 'result');
+    check(shown === truth.text, `after the takeover a tab shows "${shown}", the agent holds "${truth.text}"`);
+    const answer = await shownText(page, question, 'answer');
+    check(answer === 'got: green', `a tab shows the answer "${answer}" to the question answered from tab C`);
+  }
+  const parts = await b.locator(`${card(long)} .progress`).getAttribute('data-parts');
+  check(parts === '40', `tab B counts ${parts} chunks of the finished 40-chunk task`);
+  // One stream of the task at a time: A's send, then (after A closed) at most one subscription by the new leader.
+  const streams = streamsOf(agent, long, longSend);
+  check(streams <= 2, `the agent saw ${streams} streams of the long task (A's, then the new leader's)`);
+  await shoot('three-tabs-B-done', b);
+  await shoot('three-tabs-C-done', c);
+  await Promise.all([b.close(), c.close()]);
+  console.log(
+    `  ✔ three tabs: B and C showed A's task after ${shownAfter.join('/')} ms; B reloaded at ${before} chunks and went on from ${after}; A closed; C answered the pause; B and C end with the agent's artifacts; ${streams} stream(s), one at a time`,
+  );
+}
+
 /** Runs the check; `false` when it was skipped (no Chromium, not in CI). */
 async function main(): Promise<boolean> {
   if (!existsSync(fileURLToPath(new URL('../../../packages/browser/dist/index.js', import.meta.url)))) {
@@ -261,6 +335,7 @@ async function main(): Promise<boolean> {
       await reloadTask(page, agent);
       await secondTab(page, agent, url);
       await tabAlreadyOpen(page, agent, url);
+      await threeTabs(page, agent, url);
     } catch (error) {
       await screenshot().catch(() => undefined);
       throw error;
@@ -278,7 +353,7 @@ const watchdog = setTimeout(() => {
 }, TOTAL_MS);
 watchdog.unref();
 try {
-  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, followed from a second tab, and shown in a tab already open, in real Chromium)');
+  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, followed from a second tab, shown in a tab already open, and carried across three tabs with a reload, a closed tab and a pause answered from another, in real Chromium)');
   else console.log('web-assistant check: SKIPPED in the browser (no Chromium); the page builds');
 } catch (error) {
   console.error(`web-assistant check: FAILED — ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
