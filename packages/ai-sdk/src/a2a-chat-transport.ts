@@ -144,6 +144,8 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
 
   /** A new task for the user's message, tagged with its chat. */
   private async startTurn(client: A2AClient, chatId: string, latest: TaskRecord | undefined, userMessageId: string, parts: Part[], signal: AbortSignal | undefined): Promise<ReadableStream<UIMessageChunk>> {
+    // A pause left unanswered (the user regenerated instead): its handle is no longer needed here.
+    if (latest && this.following.get(latest.taskId)?.paused) this.forget(latest.taskId);
     // The chat is the A2A context; an agent that would not take the chat id named another context, kept since.
     const contextId = latest?.contextId || chatId;
     const messageId = randomId();

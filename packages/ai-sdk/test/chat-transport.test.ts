@@ -32,7 +32,7 @@ function method(body: unknown): string | undefined {
 }
 
 /** The messages the agent was sent (every SendMessage / SendStreamingMessage). */
-function sends(agent: TestAgent): { taskId?: string; contextId?: string; text: string }[] {
+function sends(agent: TestAgent): { taskId: string | undefined; contextId: string | undefined; text: string }[] {
   return agent.requests
     .filter((r) => SEND_METHODS.has(method(r.body) ?? ''))
     .map((r) => {
@@ -328,5 +328,25 @@ describe('A2AChatTransport against the testkit agent', () => {
     expect(textOfMessage(await messageOf(second))).toBe('ok 2');
     expect(sends(agent)[2]?.contextId).toBe(context);
     expect(sends(agent)).toHaveLength(3);
+  });
+
+  it('{ url }: connects on first use, once (the card is fetched once for two turns)', async () => {
+    const agent = await agentWith();
+    const transport = new A2AChatTransport({ url: agent.url, cardCache: false, store: new MemoryTaskStore() });
+    expect(agent.requests).toHaveLength(0);
+    await chunksOf(await send(transport, 'chat-url', [userMessage('u1', 'echo one')]));
+    await chunksOf(await send(transport, 'chat-url', [userMessage('u1', 'echo one'), userMessage('u2', 'echo two')]));
+    expect(agent.requests.filter((r) => r.path.includes('/.well-known/'))).toHaveLength(1);
+    expect(sends(agent).map((s) => s.text)).toEqual(['echo one', 'echo two']);
+  });
+
+  it('typed errors: no client or URL, an unknown stop mode, and a last message that is not the user\'s', async () => {
+    const agent = await agentWith();
+    expect(() => new A2AChatTransport({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => new A2AChatTransport({ url: agent.url, stop: 'pause' as never })).toThrow(/stop must be 'cancel' or 'detach'/);
+    const transport = new A2AChatTransport({ client: await client(agent.url) });
+    const assistant: UIMessage = { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] };
+    await expect(send(transport, 'chat-x', [assistant])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(sends(agent)).toHaveLength(0);
   });
 });

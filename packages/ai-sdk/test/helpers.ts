@@ -1,4 +1,4 @@
-import { AbstractChat, readUIMessageStream, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from 'ai';
+import { AbstractChat, readUIMessageStream, type ChatState, type ChatStatus, type ChatTransport, type UIMessage, type UIMessageChunk } from 'ai';
 
 /** Every chunk of a stream, in order. */
 export async function chunksOf(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
@@ -60,9 +60,8 @@ class MemoryChatState implements ChatState<UIMessage> {
 
 /** The AI SDK's own chat logic (`AbstractChat`) on an in-memory state: what `useChat` runs. */
 export class TestChat extends AbstractChat<UIMessage> {
-  constructor(init: ConstructorParameters<typeof AbstractChat<UIMessage>>[0] & { messages?: UIMessage[] }) {
-    const { messages, ...rest } = init;
-    super({ ...rest, state: new MemoryChatState(messages) });
+  constructor(init: { id: string; transport: ChatTransport<UIMessage>; messages?: UIMessage[] | undefined }) {
+    super({ id: init.id, transport: init.transport, state: new MemoryChatState(init.messages) });
   }
 }
 

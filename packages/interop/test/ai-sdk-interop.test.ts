@@ -93,7 +93,7 @@ describe.each(servers)('A2AChatTransport against the official server $name', ({ 
     const chatId = `chat-reload-${version}`;
     const before = server().executions;
     const first = new A2AChatTransport({ client: await client(store) });
-    const user: UIMessage = { id: 'u-reload', role: 'user', parts: [{ type: 'text', text: 'slow steps=30 delayMs=20' }] };
+    const user: UIMessage = { id: 'u-reload', role: 'user', parts: [{ type: 'text', text: 'slow steps=50 delayMs=20' }] };
     const reader = (await first.sendMessages({ trigger: 'submit-message', chatId, messageId: undefined, messages: [user], abortSignal: undefined })).getReader();
     const seen: UIMessageChunk[] = [];
     while (!seen.some((c) => c.type === 'text-delta' && c.delta.includes('chunk-2;'))) {
@@ -101,7 +101,8 @@ describe.each(servers)('A2AChatTransport against the official server $name', ({ 
       if (done) throw new Error('the stream ended early');
       seen.push(value);
     }
-    // The page goes away: its stream and follow stop; the task runs on at the agent.
+    // The page goes away: its stream and follow stop; the task runs on at the agent (for about a
+    // second more, so that the reload finds it live even on a slow machine).
     await reader.cancel();
     const partial = (await messageOf(seen)) as UIMessage;
 
@@ -114,7 +115,7 @@ describe.each(servers)('A2AChatTransport against the official server $name', ({ 
     expect(server().executions - before).toBe(1);
     expect(chat.messages.map((m) => m.id)).toEqual(['u-reload', partial.id]);
     expect(textOf(chat.messages[1])).toBe(artifactText(task));
-    expect(artifactText(task)).toBe(Array.from({ length: 30 }, (_, i) => `chunk-${i};`).join(''));
+    expect(artifactText(task)).toBe(Array.from({ length: 50 }, (_, i) => `chunk-${i};`).join(''));
   });
 
   it('a pause answered through the chat: the next user message goes to the same task', async () => {
