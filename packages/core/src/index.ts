@@ -25,7 +25,6 @@ export type { ResilienceOptions } from './task/resilience.js';
 
 export type { TaskHandle } from './task/task-handle.js';
 export type { CancelOutcome, CancelOptions, FollowOptions } from './task/follower.js';
-export { MAX_TAGS, MAX_TAG_LENGTH } from './task/follow-types.js';
 export type { Resend } from './task/delivery.js';
 export type { StartOptions, ResumeOptions } from './task/start-task.js';
 export type {

@@ -49,17 +49,13 @@ export interface FollowOptions {
   /**
    * The app's own labels for the task, kept in its record (`TaskRecord.tags`) and so in every tab's
    * `watchTasks()` list and after a reload: e.g. `{ prompt: 'Summarise the report' }` for a task list to
-   * show, or the chat a turn belongs to. Strings only; at most {@link MAX_TAGS} tags, each key at most 64
-   * and each value at most {@link MAX_TAG_LENGTH} characters (else `INVALID_ARGUMENT`, and nothing is
-   * sent). They stay on this side: the agent is never sent them.
+   * show, or the chat a turn belongs to. Strings only; at most 16 tags, each key at most 64 and each
+   * value at most 1024 characters (else `INVALID_ARGUMENT`, and nothing is sent). They stay on this
+   * side: the agent is never sent them.
    */
   tags?: Readonly<Record<string, string>> | undefined;
 }
 
-/** At most this many tags on a task (`FollowOptions.tags`). */
-export const MAX_TAGS = 16;
-/** At most this many characters in a tag's value (`FollowOptions.tags`). */
-export const MAX_TAG_LENGTH = 1024;
 
 /** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
 export interface CancelOutcome {

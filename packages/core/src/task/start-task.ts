@@ -9,7 +9,8 @@ import { storeWriteFailed } from './store-writer.js';
 import { compactEvents } from './event-merge.js';
 import type { Compaction } from './event-queue.js';
 import type { Task } from '../model/types.js';
-import { MAX_TAG_LENGTH, MAX_TAGS, type FollowerSink } from './follow-types.js';
+import type { FollowerSink } from './follow-types.js';
+import { checkTags } from './tags.js';
 import type { TaskEvent } from './task-event.js';
 import { FollowTrace, TaskWatch } from '../observe/task-watch.js';
 
@@ -62,20 +63,6 @@ function chooseMode(context: FollowContext, delivery: FollowOptions['delivery'])
   if ((delivery === undefined || delivery === 'auto') && context.push && agent.push) return 'push';
   if (delivery === 'poll' || !agent.streaming) return 'poll';
   return 'stream';
-}
-
-/** Tags are the app's labels in the record: strings, few and short (they are in every tab's task list). */
-function checkTags(tags: Readonly<Record<string, string>> | undefined): void {
-  if (tags === undefined) return;
-  const bad = (why: string): TetherError => new TetherError('INVALID_ARGUMENT', `tags: ${why}`, { maybeDelivered: false });
-  if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) throw bad('expected an object of strings');
-  const entries = Object.entries(tags);
-  if (entries.length > MAX_TAGS) throw bad(`${entries.length} tags, at most ${MAX_TAGS}`);
-  for (const [key, value] of entries) {
-    if (key.length === 0 || key.length > 64) throw bad(`a key must have 1 to 64 characters (got ${key.length})`);
-    if (typeof value !== 'string') throw bad(`tag "${key}" is ${typeof value}, expected a string`);
-    if (value.length > MAX_TAG_LENGTH) throw bad(`tag "${key}" has ${value.length} characters, at most ${MAX_TAG_LENGTH}`);
-  }
 }
 
 /** A follow that keeps no artifact parts cannot resync its events from its view: its buffer merges them instead. */
