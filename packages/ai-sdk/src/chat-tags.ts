@@ -1,6 +1,8 @@
 import type { TaskRecord } from '@a2a-tether/core';
-import { MAX_TAG_LENGTH } from '@a2a-tether/core';
 import type { ShownMark } from './chunk-mapper.js';
+
+/** The longest tag value `start()` takes (core refuses longer ones with INVALID_ARGUMENT, nothing sent). */
+const MAX_TAG_LENGTH = 1024;
 
 /**
  * The tags a turn's task carries in its record (never sent to the agent), so that a chat's tasks are

@@ -14,11 +14,6 @@ afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.close()));
 });
 
-async function agentWith(scenarios: Record<string, ScenarioFn> = {}): Promise<TestAgent> {
-  const agent = await startTestAgent({ versions: ['1.0'], scenarios });
-  agents.push(agent);
-  return agent;
-}
 
 function client(url: string, store = new MemoryTaskStore()): Promise<A2AClient> {
   return connect(url, { cardCache: false, store, resilience: RESILIENCE });
@@ -77,7 +72,13 @@ function gatedScenario(wait: Promise<void>): ScenarioFn {
   };
 }
 
-describe('A2AChatTransport against the testkit agent', () => {
+describe.each(['1.0', '0.3'] as const)('A2AChatTransport against the testkit agent, A2A v%s', (version) => {
+  async function agentWith(scenarios: Record<string, ScenarioFn> = {}): Promise<TestAgent> {
+    const agent = await startTestAgent({ versions: [version], scenarios });
+    agents.push(agent);
+    return agent;
+  }
+
   it('a streamed answer: start with the task\'s message id, status as a data part, the final text exactly the artifact, then finish', async () => {
     const agent = await agentWith();
     const transport = new A2AChatTransport({ client: await client(agent.url) });
