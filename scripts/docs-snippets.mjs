@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Every TypeScript snippet in the docs compiles (style.md habit 10): each ```ts / ```typescript block of
-// README.md, docs/*.md and docs/design/*.md becomes a module of its own and is type-checked with the repo's
+// README.md, docs/*.md and docs/design/*.md (```tsx: a React module, JSX on) becomes a module of its own and is type-checked with the repo's
 // TypeScript and its strict options (tsconfig.base.json), against the BUILT packages (run `pnpm build`
 // first): `@a2a-tether/*` resolves through each package's exports to its dist types, as in an app.
 //
@@ -20,8 +20,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const PACKAGES = ['core', 'node', 'browser', 'testkit', 'otel', 'ai-sdk'];
-const LANGUAGES = new Set(['ts', 'typescript']);
+const PACKAGES = ['core', 'node', 'browser', 'testkit', 'otel', 'ai-sdk', 'react'];
+const LANGUAGES = new Set(['ts', 'typescript', 'tsx']);
 
 /** The Markdown files whose snippets are checked, relative to the repository root. */
 export function docFiles() {
@@ -51,7 +51,7 @@ export function extractSnippets(markdown) {
       const close = new RegExp(`^ {0,3}${fence[0] === '`' ? '`' : '~'}{${fence.length},}\\s*$`);
       for (; j < lines.length && !close.test(lines[j]); j++) code.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j].trimStart());
       if (LANGUAGES.has(words[0]?.toLowerCase())) {
-        snippets.push({ line: i + 2, code: code.join('\n'), fragment: words.slice(1).includes('fragment') });
+        snippets.push({ line: i + 2, code: code.join('\n'), fragment: words.slice(1).includes('fragment'), tsx: words[0]?.toLowerCase() === 'tsx' });
       }
       i = j;
       continue;
@@ -78,7 +78,7 @@ function compilerOptions() {
   if (errors.length > 0) throw new Error(errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, '\n')).join('\n'));
   // No `@a2a-tether/source` condition: the dist types, not the sources, are what a user compiles against.
   delete options.customConditions;
-  return { ...options, types: ['node'], noEmit: true, declaration: false, sourceMap: false };
+  return { ...options, types: ['node'], noEmit: true, declaration: false, sourceMap: false, jsx: ts.JsxEmit.ReactJSX };
 }
 
 /** A folder inside the repository (git-ignored) with an app's view of the workspace packages. */
@@ -91,6 +91,12 @@ function makeWorkDir() {
   symlinkSync(join(root, 'packages', 'otel', 'node_modules', '@opentelemetry'), join(dir, 'node_modules', '@opentelemetry'), 'dir');
   // The AI SDK (`ai`), as an app that uses @a2a-tether/ai-sdk installs it.
   symlinkSync(join(root, 'packages', 'ai-sdk', 'node_modules', 'ai'), join(dir, 'node_modules', 'ai'), 'dir');
+  // React and its types, as an app that uses @a2a-tether/react installs them.
+  mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
+  symlinkSync(join(root, 'packages', 'react', 'node_modules', 'react'), join(dir, 'node_modules', 'react'), 'dir');
+  symlinkSync(join(root, 'packages', 'react', 'node_modules', '@types', 'react'), join(dir, 'node_modules', '@types', 'react'), 'dir');
+  // The AI SDK's React hooks (@ai-sdk/react), as a chat app installs them (the web example does).
+  symlinkSync(join(root, 'examples', 'web-assistant', 'node_modules', '@ai-sdk'), join(dir, 'node_modules', '@ai-sdk'), 'dir');
   // vitest and @types/node come from the repository's own node_modules, further up.
   return dir;
 }
@@ -137,7 +143,7 @@ export function checkDocs(docs, { keep = false } = {}) {
         if (snippet.fragment) fragments++;
         else {
           checked++;
-          names.push(write(`doc${d}-line${snippet.line}.ts`, snippet.code, snippet.line));
+          names.push(write(`doc${d}-line${snippet.line}.${snippet.tsx ? 'tsx' : 'ts'}`, snippet.code, snippet.line));
         }
       }
       if (names.length === 0) return;
