@@ -8,7 +8,7 @@ import { checkDocs, docFiles, extractSnippets } from '../../../scripts/docs-snip
 const fence = '```';
 
 describe('extracting snippets', () => {
-  it('takes ts and typescript blocks, indented ones too, with the line their code starts on; nothing else', () => {
+  it('takes ts, typescript and tsx blocks, indented ones too, with the line their code starts on; nothing else', () => {
     const markdown = [
       '# Doc', // 1
       `${fence}ts`, // 2
@@ -27,17 +27,21 @@ describe('extracting snippets', () => {
       `${fence}js`,
       'const d = 4;',
       fence,
+      `${fence}tsx`, // 18
+      'const e = <p />;', // 19
+      fence,
     ].join('\n');
     expect(extractSnippets(markdown).snippets).toEqual([
-      { line: 3, code: 'const a = 1;', fragment: false },
-      { line: 10, code: 'const b = 2;', fragment: false },
-      { line: 13, code: 'const c = 3;', fragment: false },
+      { line: 3, code: 'const a = 1;', fragment: false, tsx: false },
+      { line: 10, code: 'const b = 2;', fragment: false, tsx: false },
+      { line: 13, code: 'const c = 3;', fragment: false, tsx: false },
+      { line: 19, code: 'const e = <p />;', fragment: false, tsx: true },
     ]);
   });
 
   it('a fence of four backticks holds one of three; `fragment` in the info string marks a block', () => {
     const markdown = ['````ts fragment', fence, 'x', fence, '````'].join('\n');
-    expect(extractSnippets(markdown).snippets).toEqual([{ line: 2, code: [fence, 'x', fence].join('\n'), fragment: true }]);
+    expect(extractSnippets(markdown).snippets).toEqual([{ line: 2, code: [fence, 'x', fence].join('\n'), fragment: true, tsx: false }]);
   });
 
   it('reads one prelude; a second one, or one never closed, is an error', () => {
@@ -68,6 +72,10 @@ describe('checking snippets (against the built packages)', () => {
       `${fence}ts fragment`,
       'this is not TypeScript', // 12: marked, not checked
       fence,
+      `${fence}tsx`, // 14: a React module, JSX on
+      "import { useTask } from '@a2a-tether/react';",
+      "export const Card = () => <p>{useTask('t1').progress.partz}</p>;", // 16: a misspelt field
+      fence,
     ].join('\n');
     const good = [
       '<!-- snippet-prelude: what the snippets take as given',
@@ -97,7 +105,8 @@ describe('checking snippets (against the built packages)', () => {
     expect(errors).toEqual([
       expect.stringMatching(/^broken\.md:6:14 TS2551 Property 'sendMesage' does not exist on type 'A2AClient'/),
       expect.stringMatching(/^broken\.md:9:10 TS2305 Module '"@a2a-tether\/node"' has no exported member 'connectEverything'/),
+      expect.stringMatching(/^broken\.md:16:\d+ TS2551 Property 'partz' does not exist on type 'TaskProgress'/),
     ]);
-    expect({ checked, fragments }).toEqual({ checked: 5, fragments: 1 });
+    expect({ checked, fragments }).toEqual({ checked: 6, fragments: 1 });
   });
 });

@@ -161,3 +161,22 @@ describe('tags: the app\'s labels on a task', () => {
     expect(a.requests.length).toBe(before);
   });
 });
+
+describe('a finished task shown again (a task list after a reload)', () => {
+  it('resume() of a task its record says finished asks the agent once (GetTask), opens no stream, and hands the final task', async () => {
+    const a = await agent();
+    const store = new MemoryTaskStore();
+    const first = await connect(a.url, { cardCache: false, store });
+    const done = await (await first.start('stream updates=1 chunks=3 delayMs=1')).done();
+    const taskId = done.id;
+    expect((await store.get(taskId))?.outcome?.kind).toBe('finished');
+    const reloaded = await connect(a.url, { cardCache: false, store });
+    a.requests.length = 0;
+    const handle = await reloaded.resume(taskId);
+    const final = await handle.done();
+    expect(final.status.state).toBe('completed');
+    expect(handle.view.artifacts.map((x) => x.artifactId)).toEqual(done.artifacts.map((x) => x.artifactId));
+    const methods = a.requests.filter((r) => r.method === 'POST').map((r) => (r.body as { method?: string }).method);
+    expect(methods).toEqual(['GetTask']);
+  });
+});

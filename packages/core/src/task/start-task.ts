@@ -190,7 +190,9 @@ export async function resumeTask(
   const recorded = record?.delivery === 'push' && !(context.push && client.agent.push) ? undefined : record?.delivery;
   let mode: DeliveryMode;
   try {
-    mode = chooseMode(context, options.delivery ?? recorded ?? 'auto');
+    // A task its record says finished (a task list shown again after a reload): one GetTask, no stream.
+    const finished = record?.outcome?.kind === 'finished' && options.delivery === undefined;
+    mode = chooseMode(context, finished ? 'poll' : (options.delivery ?? recorded ?? 'auto'));
     if (!record) {
       const now = scheduler.now();
       await store.put(
