@@ -16,8 +16,11 @@
  *      prompts; B is reloaded mid-task and its progress count carries on from where it was; A (the tab
  *      that streams both) is closed; C answers the question; B and C end with the agent's artifacts, and
  *      the agent never had two streams of one task open.
+ *   8. the chat page (useChat over A2AChatTransport): a streamed answer, the page reloaded in the middle of
+ *      it, continues the same task (the agent got the prompt once) and ends with exactly the agent's
+ *      artifact; the agent's question is answered by the next chat message, on the same task.
  * Saves screenshots (test-output/: the page before the reload, or at a failure; the second tab; tabs B and
- * C while the tasks run and pause, and at the end). Every wait is bounded; any failure exits 1.
+ * C while the tasks run and pause, and at the end; the chat). Every wait is bounded; any failure exits 1.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -27,7 +30,7 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect as nodeConnect, type Part } from '@a2a-tether/node';
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 
 const CHROMIUM = process.env['TETHER_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -157,6 +160,11 @@ async function reloadTask(page: Page, agent: TestAgent): Promise<void> {
   console.log(`  ✔ reloaded after ${before} chunks: the task resumed from IndexedDB and completed with all 40`);
 }
 
+/** The index of the request, at or after `from`, that sent `prompt` (other tabs' requests come in between). */
+function sendOf(agent: TestAgent, prompt: string, from: number): number {
+  return agent.requests.findIndex((r, i) => i >= from && JSON.stringify(r.body ?? '').includes(JSON.stringify(prompt)));
+}
+
 /** Requests that opened a stream for the task: its streaming send, or a subscription to it. */
 function streamsOf(agent: TestAgent, taskId: string, sendIndex: number): number {
   return agent.requests.filter((r, i) => {
@@ -168,8 +176,9 @@ function streamsOf(agent: TestAgent, taskId: string, sendIndex: number): number 
 }
 
 async function secondTab(page: Page, agent: TestAgent, url: string): Promise<void> {
-  const sendIndex = agent.requests.length;
+  const from = agent.requests.length;
   const id = await send(page, 'stream updates=0 chunks=40 delayMs=60');
+  const sendIndex = sendOf(agent, 'stream updates=0 chunks=40 delayMs=60', from);
   await waitFor(page, 'some chunks in the first tab', `${card(id)} [data-artifact-id="result"]`, 'data-chunks', (n) => Number(n) >= 5);
   const other = await page.context().newPage();
   try {
@@ -196,9 +205,10 @@ async function tabAlreadyOpen(page: Page, agent: TestAgent, url: string): Promis
   try {
     await other.goto(url);
     await waitFor(other, 'the open tab to connect', 'body', 'data-ready', (r) => r !== '');
-    const sendIndex = agent.requests.length;
+    const from = agent.requests.length;
     const sentAt = Date.now();
     const id = await send(page, 'stream updates=0 chunks=30 delayMs=60');
+    const sendIndex = sendOf(agent, 'stream updates=0 chunks=30 delayMs=60', from);
     // The open tab is told by watchTasks() and attaches: no reload.
     await other.locator(card(id)).waitFor({ timeout: WAIT_MS });
     const after = Date.now() - sentAt;
@@ -230,14 +240,19 @@ async function threeTabs(a: Page, agent: TestAgent, url: string): Promise<void> 
   }
   const sendIndex = agent.requests.length;
   const LONG = 'stream updates=2 chunks=40 delayMs=120';
-  const sentAt = Date.now();
+  const clickedAt = Date.now();
   const long = await send(a, LONG);
+  // From the moment tab A shows its task (start() resolved: the task exists and its record is stored).
+  const sentAt = Date.now();
   const shownAfter: number[] = [];
-  for (const page of [b, c]) {
-    await page.locator(card(long)).waitFor({ timeout: WAIT_MS });
-    shownAfter.push(Date.now() - sentAt);
-  }
-  check(Math.max(...shownAfter) < 1_000, `tabs B and C showed the task started in A after ${shownAfter.join(' and ')} ms (within 1 s expected)`);
+  await Promise.all(
+    [b, c].map(async (page) => {
+      await page.locator(card(long)).waitFor({ timeout: WAIT_MS });
+      shownAfter.push(Date.now() - sentAt);
+    }),
+  );
+  console.log(`    (tab A showed its task ${sentAt - clickedAt} ms after the click)`);
+  check(Math.max(...shownAfter) < 1_000, `tabs B and C showed the task started in A ${shownAfter.join(' and ')} ms after A did (within 1 s expected)`);
   const question = await send(a, 'input');
   for (const page of [a, b, c]) {
     await waitFor(page, 'the question to pause', card(question), 'data-state', (s) => s === 'input-required');
@@ -252,8 +267,7 @@ async function threeTabs(a: Page, agent: TestAgent, url: string): Promise<void> 
   const after = Number(await waitFor(b, 'tab B to show the task again', `${card(long)} .progress`, 'data-parts', (n) => Number(n) > 0));
   check(after >= before, `after its reload tab B counts ${after} chunks, before it ${before}: the count went back`);
   check((await b.locator(`${card(long)} .prompt`).innerText()) === LONG, 'after its reload tab B lost the prompt');
-  // The long task's send: the streaming send whose message is its prompt.
-  const longSend = agent.requests.findIndex((r, i) => i >= sendIndex && JSON.stringify(r.body ?? '').includes(LONG));
+  const longSend = sendOf(agent, LONG, sendIndex);
   const streamsWhileA = streamsOf(agent, long, longSend);
   check(streamsWhileA === 1, `while tab A streamed it the agent saw ${streamsWhileA} streams of the long task`);
   // A streams both tasks: closing it hands them to B or C.
@@ -281,8 +295,69 @@ async function threeTabs(a: Page, agent: TestAgent, url: string): Promise<void> 
   await shoot('three-tabs-C-done', c);
   await Promise.all([b.close(), c.close()]);
   console.log(
-    `  ✔ three tabs: B and C showed A's task after ${shownAfter.join('/')} ms; B reloaded at ${before} chunks and went on from ${after}; A closed; C answered the pause; B and C end with the agent's artifacts; ${streams} stream(s), one at a time`,
+    `  ✔ three tabs: B and C showed A's task ${shownAfter.join('/')} ms after A did; B reloaded at ${before} chunks and went on from ${after}; A closed; C answered the pause; B and C end with the agent's artifacts; ${streams} stream(s), one at a time`,
   );
+}
+
+/** The text of the chat's last assistant message. */
+async function lastAnswer(page: Page): Promise<string> {
+  const answers = page.locator('.msg.assistant');
+  const count = await answers.count();
+  return count === 0 ? '' : await answers.nth(count - 1).locator('.text').allInnerTexts().then((t) => t.join(''));
+}
+
+async function waitForAnswer(page: Page, what: string, accept: (text: string) => boolean): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const text = await lastAnswer(page);
+    if (accept(text)) return text;
+    check(Date.now() - started < WAIT_MS, `timed out after ${WAIT_MS} ms waiting for ${what} (last answer: "${text.slice(-80)}")`);
+    await page.waitForTimeout(50);
+  }
+}
+
+async function chatPage(context: BrowserContext, agent: TestAgent, url: string): Promise<void> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  const chatUrl = url.replace('/?', '/chat.html?');
+  await page.goto(chatUrl);
+  await waitFor(page, 'the chat to connect', 'body', 'data-ready', (r) => r === 'true');
+  const PROMPT = 'stream updates=2 chunks=30 delayMs=80';
+  await page.fill('form input[name=text]', PROMPT);
+  await page.click('form button[type=submit]');
+  const before = await waitForAnswer(page, 'the answer to start', (t) => t.includes('chunk-5;'));
+  await page.reload();
+  await waitFor(page, 'the chat to connect after the reload', 'body', 'data-ready', (r) => r === 'true');
+  const answer = await waitForAnswer(page, 'the resumed answer to end', (t) => t.includes('chunk-30;'));
+  await waitFor(page, 'the chat to be ready', '#messages', 'data-status', (s) => s === 'ready');
+  const chatId = await page.evaluate(() => localStorage.getItem('chat-id'));
+  check(chatId !== null, 'the chat page kept no chat id');
+  const sends = agent.requests.filter((r) => JSON.stringify(r.body ?? '').includes(PROMPT));
+  check(sends.length === 1, `the agent got the prompt ${sends.length} times (once expected: the reload continued the same task)`);
+  const client = await nodeConnect(agent.url);
+  const tasks = (await client.listTasks({ contextId: chatId, includeArtifacts: true })).tasks;
+  const streamed = tasks.find((t) => t.artifacts.some((a) => a.artifactId === 'result'));
+  check(streamed !== undefined, `no task of the chat ${chatId} holds the answer (${tasks.length} tasks)`);
+  const truth = textOf(streamed.artifacts.find((a) => a.artifactId === 'result')!.parts);
+  check(answer === truth, `after the reload the chat shows "${answer}", the agent's artifact is "${truth}"`);
+  // A question back: the next message answers it, on the same task.
+  await page.fill('form input[name=text]', 'input');
+  await page.click('form button[type=submit]');
+  await page.locator('.msg.assistant [data-pause]').last().waitFor({ timeout: WAIT_MS });
+  await waitFor(page, 'the chat to be ready at the pause', '#messages', 'data-status', (s) => s === 'ready');
+  await shoot('chat-paused', page);
+  await page.fill('form input[name=text]', 'purple');
+  await page.click('form button[type=submit]');
+  await waitForAnswer(page, 'the answered task to finish', (t) => t.includes('got: purple'));
+  const questions = (await client.listTasks({ contextId: chatId })).tasks.filter((t) => t.history.some((m) => textOf(m.parts) === 'input') || t.status.state === 'completed');
+  const answered = agent.requests.filter((r) => JSON.stringify(r.body ?? '').includes('"purple"'));
+  check(answered.length === 1, `the answer reached the agent ${answered.length} times`);
+  const replyTo = (answered[0]?.body as { params?: { message?: { taskId?: string } } } | undefined)?.params?.message?.taskId;
+  const asked = agent.requests.find((r) => JSON.stringify(r.body ?? '').includes('"input"'));
+  check(replyTo !== undefined && asked !== undefined, 'the answer was not sent to a task (a new turn instead of the reply)');
+  await shoot('chat', page);
+  await page.close();
+  console.log(`  ✔ chat: reloaded ${before.split(';').length - 1} chunks into the answer; it continued the same task (the agent got the prompt once) and ended with the agent's ${truth.length} characters exactly; the question was answered by the next message, on its task (${questions.length} tasks in the chat)`);
 }
 
 /** Runs the check; `false` when it was skipped (no Chromium, not in CI). */
@@ -336,6 +411,7 @@ async function main(): Promise<boolean> {
       await secondTab(page, agent, url);
       await tabAlreadyOpen(page, agent, url);
       await threeTabs(page, agent, url);
+      await chatPage(context, agent, url);
     } catch (error) {
       await screenshot().catch(() => undefined);
       throw error;
@@ -353,7 +429,7 @@ const watchdog = setTimeout(() => {
 }, TOTAL_MS);
 watchdog.unref();
 try {
-  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, followed from a second tab, shown in a tab already open, and carried across three tabs with a reload, a closed tab and a pause answered from another, in real Chromium)');
+  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, followed from a second tab, shown in a tab already open, carried across three tabs with a reload, a closed tab and a pause answered from another, and a useChat conversation resumed after a reload, in real Chromium)');
   else console.log('web-assistant check: SKIPPED in the browser (no Chromium); the page builds');
 } catch (error) {
   console.error(`web-assistant check: FAILED — ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -21,6 +21,7 @@ await vite.listen();
 const page = vite.resolvedUrls?.local[0] ?? 'http://127.0.0.1:5173/';
 console.log(`A2A test agent: ${agent.url}`);
 console.log(`Open: ${page}?agent=${encodeURIComponent(agent.url)}`);
+console.log(`The chat (useChat over A2A): ${page}chat.html?agent=${encodeURIComponent(agent.url)}`);
 console.log("Try the sample prompts; reload the page in the middle of a long task: it resumes. Open it in more tabs: each lists every task and follows it over the connection of the tab that streams it. Ctrl+C stops.");
 
 const stop = (): void => {

@@ -21,15 +21,16 @@ const textOf = (message: Message): string => message.parts.map((p) => (p.kind ==
 /** The assistant: a prompt box, and every task of this browser as a turn of the conversation, newest first. */
 export function App({ agentUrl }: { agentUrl: string | null }) {
   const agent = useAgent(agentUrl ?? undefined, options);
-  const { records, error: listError } = useTasks(agent.client);
+  const { records, loading, error: listError } = useTasks(agent.client);
   const [text, setText] = useState('');
   const [problem, setProblem] = useState('');
   // Direct answers (the agent created no task) are not tasks: this tab keeps them.
   const [answers, setAnswers] = useState<{ prompt: string; text: string }[]>([]);
 
+  // Ready once connected and the task list was read (the check waits for it).
   useEffect(() => {
-    document.body.dataset['ready'] = agent.status === 'ready' ? 'true' : agent.status === 'error' ? 'error' : '';
-  }, [agent.status]);
+    document.body.dataset['ready'] = agent.status === 'ready' && !loading ? 'true' : agent.status === 'error' ? 'error' : '';
+  }, [agent.status, loading]);
 
   const newestFirst = useMemo(() => [...records].reverse(), [records]);
 
