@@ -22,9 +22,11 @@ export default tseslint.config(
     files: [
       'packages/node/src/index.ts',
       'packages/node/src/protocol-entry.ts',
+      'packages/node/src/signing-entry.ts',
       'packages/node/src/orchestrate-entry.ts',
       'packages/browser/src/index.ts',
       'packages/browser/src/protocol-entry.ts',
+      'packages/browser/src/signing-entry.ts',
     ],
     rules: { 'no-restricted-syntax': 'off' },
   },

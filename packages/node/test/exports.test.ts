@@ -3,11 +3,12 @@
 // the built JS (ESM and CJS, in a plain Node process) and the built type declarations.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as core from '@a2a-tether/core';
 import * as coreOrchestrate from '@a2a-tether/core/orchestrate';
 import * as coreProtocol from '@a2a-tether/core/protocol';
+import * as coreSigning from '@a2a-tether/core/signing';
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import ts from 'typescript';
 import type { Agent } from 'undici';
@@ -15,11 +16,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect as browserOwnConnect } from '../../browser/src/connect.js';
 import * as browser from '../../browser/src/index.js';
 import * as browserProtocol from '../../browser/src/protocol-entry.js';
+import * as browserSigning from '../../browser/src/signing-entry.js';
 import { connect as nodeOwnConnect } from '../src/connect.js';
 import * as node from '../src/index.js';
 import { guardedNodeFetch } from '../src/node-fetch.js';
 import * as nodeOrchestrate from '../src/orchestrate-entry.js';
 import * as nodeProtocol from '../src/protocol-entry.js';
+import * as nodeSigning from '../src/signing-entry.js';
 
 const packages = fileURLToPath(new URL('../../', import.meta.url));
 // What each platform package adds to core's root entry.
@@ -65,6 +68,12 @@ describe('public surface (sources)', () => {
   it('node/protocol and browser/protocol are exactly core/protocol', () => {
     expectReExports(nodeProtocol, coreProtocol, [], '@a2a-tether/node/protocol');
     expectReExports(browserProtocol, coreProtocol, [], '@a2a-tether/browser/protocol');
+  });
+
+  it('node/signing and browser/signing are exactly core/signing', () => {
+    expect(Object.keys(coreSigning)).toContain('cardVerifier');
+    expectReExports(nodeSigning, coreSigning, [], '@a2a-tether/node/signing');
+    expectReExports(browserSigning, coreSigning, [], '@a2a-tether/browser/signing');
   });
 
   it('node/orchestrate is core/orchestrate plus the file workflow store', () => {
@@ -144,22 +153,29 @@ function resolved(label, specifier, want) {
 resolved('require @a2a-tether/node', '@a2a-tether/node', '.cjs');
 resolved('require @a2a-tether/core/protocol', '@a2a-tether/core/protocol', '.cjs');
 resolved('require @a2a-tether/node/orchestrate', '@a2a-tether/node/orchestrate', '.cjs');
+resolved('require @a2a-tether/node/signing', '@a2a-tether/node/signing', '.cjs');
 
 const esm = { core: await import('@a2a-tether/core'), coreProtocol: await import('@a2a-tether/core/protocol'),
   coreOrchestrate: await import('@a2a-tether/core/orchestrate'),
   node: await import('@a2a-tether/node'), nodeProtocol: await import('@a2a-tether/node/protocol'),
   nodeOrchestrate: await import('@a2a-tether/node/orchestrate'),
-  browser: await import(browserEsm), browserProtocol: await import(new URL('protocol.js', browserEsm).href) };
+  coreSigning: await import('@a2a-tether/core/signing'), nodeSigning: await import('@a2a-tether/node/signing'),
+  browser: await import(browserEsm), browserProtocol: await import(new URL('protocol.js', browserEsm).href),
+  browserSigning: await import(new URL('signing.js', browserEsm).href) };
 const cjs = { core: require('@a2a-tether/core'), coreProtocol: require('@a2a-tether/core/protocol'),
   coreOrchestrate: require('@a2a-tether/core/orchestrate'),
   node: require('@a2a-tether/node'), nodeProtocol: require('@a2a-tether/node/protocol'),
-  nodeOrchestrate: require('@a2a-tether/node/orchestrate') };
+  nodeOrchestrate: require('@a2a-tether/node/orchestrate'),
+  coreSigning: require('@a2a-tether/core/signing'), nodeSigning: require('@a2a-tether/node/signing') };
 reExports('esm node', esm.node, esm.core, ['connect']);
 reExports('esm browser', esm.browser, esm.core, ['connect']);
 reExports('esm node/protocol', esm.nodeProtocol, esm.coreProtocol, []);
 reExports('esm browser/protocol', esm.browserProtocol, esm.coreProtocol, []);
 reExports('cjs node', cjs.node, cjs.core, ['connect']);
 reExports('cjs node/protocol', cjs.nodeProtocol, cjs.coreProtocol, []);
+reExports('esm node/signing', esm.nodeSigning, esm.coreSigning, []);
+reExports('esm browser/signing', esm.browserSigning, esm.coreSigning, []);
+reExports('cjs node/signing', cjs.nodeSigning, cjs.coreSigning, []);
 reExports('esm node/orchestrate', esm.nodeOrchestrate, esm.coreOrchestrate, []);
 reExports('cjs node/orchestrate', cjs.nodeOrchestrate, cjs.coreOrchestrate, []);
 for (const [label, m] of [['esm node/orchestrate', esm.nodeOrchestrate], ['cjs node/orchestrate', cjs.nodeOrchestrate]]) {
@@ -227,6 +243,9 @@ describe('public surface (built)', () => {
       { outer: `${packages}browser/dist/protocol.d.ts`, inner: `${packages}core/dist/protocol.d.ts`, own: [] },
       { outer: `${packages}node/dist/orchestrate.d.ts`, inner: `${packages}core/dist/orchestrate.d.ts`, own: OWN.nodeOrchestrate },
       { outer: `${packages}node/dist/orchestrate.d.cts`, inner: `${packages}core/dist/orchestrate.d.cts`, own: OWN.nodeOrchestrate },
+      { outer: `${packages}node/dist/signing.d.ts`, inner: `${packages}core/dist/signing.d.ts`, own: [] },
+      { outer: `${packages}node/dist/signing.d.cts`, inner: `${packages}core/dist/signing.d.cts`, own: [] },
+      { outer: `${packages}browser/dist/signing.d.ts`, inner: `${packages}core/dist/signing.d.ts`, own: [] },
     ];
     // Only Tether's own declarations are loaded (no lib, no undici or zod types): names and where
     // they are declared is all this needs, and it keeps the check fast.
@@ -265,5 +284,38 @@ describe('public surface (built)', () => {
     expect(exportsOf(pairs[3]!.outer).has('Dialect')).toBe(true);
     expect(exportsOf(pairs[6]!.outer).has('WorkflowRecord')).toBe(true);
     expect(exportsOf(pairs[7]!.outer).has('FileWorkflowStoreOptions')).toBe(true);
+    expect(exportsOf(pairs[8]!.outer).has('CardVerifierOptions')).toBe(true);
+  });
+
+  // Issue 20: under pnpm an app sees only its own dependencies. The examples are such apps (demo
+  // depends on the node package, web-assistant on the browser package; neither on core), so the
+  // platform packages' subpaths must resolve from there, to the built files.
+  it('an app that depends only on node or browser reaches ./signing and ./protocol through it', async () => {
+    // A plain Node process (vitest's workers resolve with the source condition), in the app's directory.
+    const RESOLVE = `
+      import { createRequire } from 'node:module';
+      const require = createRequire(process.cwd() + '/');
+      const found = {};
+      for (const specifier of process.argv.slice(1)) {
+        try { found[specifier] = [import.meta.resolve(specifier), require.resolve(specifier)]; } catch (error) { found[specifier] = error.code; }
+      }
+      console.log(JSON.stringify(found));`;
+    const resolveFrom = async (app: string, specifiers: string[]): Promise<Record<string, string | [string, string]>> => {
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      delete env['NODE_OPTIONS'];
+      const run = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', RESOLVE, ...specifiers], { cwd: `${packages}../examples/${app}`, env, encoding: 'utf8' });
+      return JSON.parse(run.stdout) as Record<string, string | [string, string]>;
+    };
+    const file = (path: string) => pathToFileURL(`${packages}${path}`).href;
+    const demo = await resolveFrom('demo', ['@a2a-tether/core/signing', '@a2a-tether/node/signing', '@a2a-tether/node/protocol']);
+    expect(demo['@a2a-tether/core/signing'], 'control: core is not the app’s own dependency').toMatch(/NOT_FOUND/);
+    for (const subpath of ['signing', 'protocol']) {
+      expect(demo[`@a2a-tether/node/${subpath}`]).toEqual([file(`node/dist/${subpath}.js`), `${packages}node/dist/${subpath}.cjs`]);
+    }
+    const web = await resolveFrom('web-assistant', ['@a2a-tether/core/signing', '@a2a-tether/browser/signing', '@a2a-tether/browser/protocol']);
+    expect(web['@a2a-tether/core/signing'], 'control').toMatch(/NOT_FOUND/);
+    for (const subpath of ['signing', 'protocol']) {
+      expect(web[`@a2a-tether/browser/${subpath}`]?.[0]).toBe(file(`browser/dist/${subpath}.js`));
+    }
   });
 });
