@@ -53,6 +53,10 @@ class LeasingMemoryStore extends MemoryTaskStore implements LeasingTaskStore {
     };
     return Promise.resolve(lease);
   }
+  leaseHolder(taskId: string): Promise<string | undefined> {
+    const held = this.holders.get(taskId);
+    return Promise.resolve(held && held.until > this.now() ? held.owner : undefined);
+  }
   private fenced(taskId: string, options: StoreWriteOptions | undefined, what: string): void {
     const fence = options?.fence;
     if (fence !== undefined && fence < (this.fences.get(taskId) ?? 0)) {
@@ -237,6 +241,33 @@ describe('leases: one process drives a task', () => {
     const a = await agent.client({ store, leaseOwner: 'process-a' });
     await expect(a.start('go')).rejects.toMatchObject({ code: 'LEASE_HELD', taskId: T });
     expect(await store.get(T)).toBeUndefined();
+  });
+
+  // Issue 20: a lease taken by hand in this process (as an old docs snippet did) was blamed on
+  // "another process". The message names the holder beside this client's owner, and what to do.
+  it('LEASE_HELD names the holder and this client, and says what to do', async () => {
+    const store = new LeasingMemoryStore(() => agent.clock.now());
+    const a = await agent.client({ store, leaseOwner: 'process-a' });
+    await a.start('go');
+    await store.lease(T, 'worker-1:4242'); // refused (A holds it), as would be the app's hand-taken lease
+    const b = await agent.client({ store, leaseOwner: 'process-b' });
+    const error = await b.resume(T).catch((e: unknown) => e as TetherError);
+    expect(error).toMatchObject({ code: 'LEASE_HELD', taskId: T });
+    expect(error.message).toMatch(/^task \S+ is leased by owner "process-a", not this client \("process-b"\): the engine leases tasks itself \(never call store\.lease\(\) for it\)/);
+    expect(error.message).not.toContain('another process');
+
+    // The hand-taken lease of the old snippet: the engine's own start() is refused, naming it.
+    const fresh = new LeasingMemoryStore(() => agent.clock.now());
+    await fresh.lease(T, 'my-app');
+    const c = await agent.client({ store: fresh, leaseOwner: 'process-c' });
+    await expect(c.start('go')).rejects.toThrow(/leased by owner "my-app", not this client \("process-c"\)/);
+
+    // A store that cannot say who holds the lease.
+    const anonymous = new LeasingMemoryStore(() => agent.clock.now());
+    Object.defineProperty(anonymous, 'leaseHolder', { value: undefined });
+    await anonymous.lease(T, 'my-app');
+    const d = await agent.client({ store: anonymous, leaseOwner: 'process-d' });
+    await expect(d.start('go')).rejects.toThrow(/leased by another owner, not this client \("process-d"\)/);
   });
 
   /**

@@ -114,6 +114,8 @@ export interface RedisTaskStore extends TaskStore {
    * Renew well within the TTL for as long as the process drives the task.
    */
   lease(taskId: string, owner: string): Promise<TaskLease | undefined>;
+  /** Who holds the task's lease now (the owner it was acquired with); `undefined` when nobody does. */
+  leaseHolder(taskId: string): Promise<string | undefined>;
   /** Closes the client if the store created it (from `url`); a client you passed is left open. */
   close(): Promise<void>;
 }
@@ -367,6 +369,14 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         renew: async () => (await evaluate({ operation: 'TaskLease.renew', taskId, writes: true }, RENEW, [leaseKey(taskId)], [holder, String(leaseMs)])) === 1,
         release: async () => (await evaluate({ operation: 'TaskLease.release', taskId, writes: true }, RELEASE, [leaseKey(taskId)], [holder])) === 1,
       };
+    },
+
+    async leaseHolder(taskId) {
+      const operation = 'RedisTaskStore.leaseHolder';
+      checkId(taskId, operation);
+      const held = await bounded({ operation, taskId, writes: false }, timeoutMs, () => client.get(leaseKey(taskId)));
+      // `<fence>:<owner>`: the owner may contain ':' itself.
+      return held === null || held === undefined ? undefined : String(held).slice(String(held).indexOf(':') + 1);
     },
 
     async close() {

@@ -46,6 +46,9 @@ describe('createPushReceiver options', () => {
     expect(error).toBeInstanceOf(TetherError);
     expect((error as TetherError).code).toBe('INVALID_ARGUMENT');
     expect((error as TetherError).message).toMatch(/token, jwt, hmac/);
+    expect((error as TetherError).message).not.toMatch(/undefined/);
+    // `token: process.env['PUSH_TOKEN']` with the variable unset (issue 20): the message says so.
+    expect(() => createPushReceiver({ token: undefined })).toThrow(/token is undefined: is the variable it was read from set\?/);
   });
 
   it('refuses symmetric or unsigned JWT algorithms and bad numbers', () => {

@@ -167,6 +167,11 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       const held = await a.lease('t', 'owner-a');
       expect(held).toBeDefined();
       expect(await b.lease('t', 'owner-b')).toBeUndefined();
+      // Who holds it, for LEASE_HELD's message (an owner name may contain ':').
+      expect(await b.leaseHolder('t')).toBe('owner-a');
+      expect(await b.leaseHolder('nobody')).toBeUndefined();
+      expect(await b.lease('c', 'host:42:x')).toBeDefined();
+      expect(await a.leaseHolder('c')).toBe('host:42:x');
       expect(await held?.renew()).toBe(true);
       // The same owner acquiring again (e.g. after a restart with a stable owner name) gets a new lease
       // with a larger fencing token; the older one can no longer renew or release.

@@ -141,6 +141,12 @@ export interface StoreLease {
  */
 export interface LeasingTaskStore extends TaskStore {
   lease(taskId: string, owner: string): Promise<StoreLease | undefined>;
+  /**
+   * Who holds the task's lease now (the owner name it was acquired with), `undefined` when nobody does.
+   * Optional: when a store has it, `LEASE_HELD` names the holder, so an app can tell its own lease
+   * (another client of the process, a lease it took by hand) from another process's.
+   */
+  leaseHolder?(taskId: string): Promise<string | undefined>;
 }
 
 /** Whether a store can lease tasks. */

@@ -2,7 +2,7 @@ import { TaskNotFoundError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
 import { taskCost } from '../model/cost.js';
 import type { Message, Task } from '../model/types.js';
-import { canLease, type StoreLease } from '../store/task-store.js';
+import { canLease, type LeasingTaskStore, type StoreLease } from '../store/task-store.js';
 import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
 import type { FollowCore } from './follow-core.js';
@@ -20,12 +20,25 @@ export function leaseFirst(context: FollowContext, taskId: string, hold: (lease:
   const store = context.store;
   if (!canLease(store)) return undefined;
   const asked = context.scheduler.now();
-  return store.lease(taskId, context.owner).then((lease) => {
-    if (!lease) {
-      throw new TetherError('LEASE_HELD', `task ${taskId} is driven by another process (it holds the task's lease)`, { taskId, maybeDelivered: false });
-    }
+  return store.lease(taskId, context.owner).then(async (lease) => {
+    if (!lease) throw await leaseHeld(context, taskId);
     hold(lease, asked);
   });
+}
+
+/**
+ * `LEASE_HELD`: the task's lease is another owner's. Names that owner when the store can say (your own
+ * name there means a lease of this process: another client, or one taken by hand) and what to do.
+ */
+export async function leaseHeld(context: FollowContext, taskId: string): Promise<TetherError> {
+  const store = context.store as Partial<LeasingTaskStore>;
+  const holder = await store.leaseHolder?.(taskId).catch(() => undefined);
+  const who = holder === undefined ? 'another owner' : `owner ${JSON.stringify(holder)}`;
+  return new TetherError(
+    'LEASE_HELD',
+    `task ${taskId} is leased by ${who}, not this client (${JSON.stringify(context.owner)}): the engine leases tasks itself (never call store.lease() for it); follow the task where its lease is held, or resume it once that lease is released or lapses (leaseMs after its last renewal)`,
+    { taskId, maybeDelivered: false },
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Compaction } from './event-queue.js';
 import type { Task } from '../model/types.js';
 import type { FollowerSink } from './follow-types.js';
 import { checkTags } from './tags.js';
+import { leaseHeld } from './follow-records.js';
 import type { TaskEvent } from './task-event.js';
 import { FollowTrace, TaskWatch } from '../observe/task-watch.js';
 
@@ -156,7 +157,7 @@ export async function resumeTask(
   const lease = canLease(store) ? await store.lease(taskId, context.owner) : undefined;
   if (canLease(store) && !lease) {
     if (how.skipLeased) return undefined;
-    throw new TetherError('LEASE_HELD', `task ${taskId} is driven by another process (it holds the task's lease)`, { taskId, maybeDelivered: false });
+    throw await leaseHeld(context, taskId);
   }
   const release = (): void => void lease?.release().catch(() => undefined);
   let record: TaskRecord | undefined;

@@ -173,7 +173,9 @@ function innerMismatch(event: StreamEvent, taskId: string): string | undefined {
 export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
   const { token, jwt, hmac } = options;
   if (token === undefined && jwt === undefined && hmac === undefined) {
-    throw new TetherError('INVALID_ARGUMENT', 'createPushReceiver: configure at least one of token, jwt, hmac');
+    // `token: process.env.X` with X unset is the usual way here.
+    const unset = 'token' in options ? ' (token is undefined: is the variable it was read from set?)' : '';
+    throw new TetherError('INVALID_ARGUMENT', `createPushReceiver: configure at least one of token, jwt, hmac${unset}`);
   }
   if (token === '') throw new TetherError('INVALID_ARGUMENT', 'createPushReceiver: token must not be empty');
   if (jwt !== undefined && jwt.audience === '') {
