@@ -38,6 +38,15 @@ export default defineConfig({
       },
       {
         extends: true,
+        test: {
+          name: 'cli',
+          include: ['packages/cli/{src,test}/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
         test: { name: 'ai-sdk', include: ['packages/ai-sdk/{src,test}/**/*.test.ts'] },
       },
       {

@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { Artifact, Task } from '@a2a-tether/node';
+import { openClient } from '../agent/open-client.js';
+import { field, taskFields } from '../output/text.js';
+import { wireTask } from '../output/wire.js';
+import type { RunContext } from './context.js';
+
+/** One file written (or a part that was not: a file given by URI is not fetched). */
+export interface Saved {
+  path: string;
+  bytes: number;
+}
+
+/**
+ * A file name the agent chose, made safe: only its last path segment, no control or reserved
+ * characters, no leading dots, at most 120 characters. Never a path: `../../x` becomes `x`.
+ */
+export function safeName(name: string | undefined, fallback: string): string {
+  const last = (name ?? '').split(/[/\\]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const cleaned = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').replace(/^[.\s]+/, '').replace(/[.\s]+$/, '').slice(0, 120);
+  return cleaned === '' ? fallback : cleaned;
+}
+
+/** A path inside `dir` for `name` that is not taken yet (`name-2.ext` …); throws if it would leave `dir`. */
+function freePath(dir: string, name: string, taken: Set<string>): string {
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  for (let i = 1; ; i++) {
+    const candidate = join(dir, i === 1 ? name : `${stem}-${i}${ext}`);
+    const rel = relative(dir, candidate);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`refusing to write outside ${dir}: ${name}`);
+    if (!taken.has(candidate) && !existsSync(candidate)) {
+      taken.add(candidate);
+      return candidate;
+    }
+  }
+}
+
+/** Writes an artifact's parts: its text as `<name>.txt`, each data part as `.json`, each inline file as its bytes. */
+function writeArtifact(dir: string, artifact: Artifact, index: number, taken: Set<string>, skipped: string[]): Saved[] {
+  const base = safeName(artifact.name, safeName(artifact.artifactId, `artifact-${index + 1}`));
+  const saved: Saved[] = [];
+  const write = (name: string, content: Buffer): void => {
+    const path = freePath(dir, name, taken);
+    writeFileSync(path, content, { flag: 'wx', mode: 0o644 });
+    saved.push({ path, bytes: content.length });
+  };
+  const text = artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+  if (artifact.parts.some((p) => p.kind === 'text')) write(/\.[a-z0-9]{1,8}$/i.test(base) ? base : `${base}.txt`, Buffer.from(text, 'utf8'));
+  artifact.parts.forEach((part, i) => {
+    if (part.kind === 'data') write(`${base}-${i + 1}.json`, Buffer.from(`${JSON.stringify(part.data, null, 2)}\n`, 'utf8'));
+    else if (part.kind === 'file') {
+      if (part.bytes === undefined) skipped.push(`${base} part ${i + 1}: a file by URI (${part.uri}), not fetched`);
+      else write(safeName(part.filename, `${base}-${i + 1}.bin`), Buffer.from(part.bytes, 'base64'));
+    }
+  });
+  return saved;
+}
+
+/** Writes every artifact of a task into `dir` (created if needed); names are sanitized and never overwrite. */
+export function saveArtifacts(task: Task, dir: string): { saved: Saved[]; skipped: string[] } {
+  mkdirSync(dir, { recursive: true });
+  const taken = new Set<string>();
+  const skipped: string[] = [];
+  const saved = task.artifacts.flatMap((artifact, i) => writeArtifact(dir, artifact, i, taken, skipped));
+  return { saved, skipped };
+}
+
+/** `task download <taskId> [--dir <dir>]`: GetTask, then the artifacts written to files. */
+export async function taskDownload(context: RunContext, taskId: string, flags: { dir?: string | undefined }): Promise<void> {
+  const { io, globals } = context;
+  const dir = resolve(io.cwd, flags.dir ?? '.');
+  const client = await openClient(context);
+  const task = await client.getTask(taskId);
+  const { saved, skipped } = saveArtifacts(task, dir);
+  for (const note of skipped) io.err(`Skipped: ${note}\n`);
+  if (globals.output === 'json') {
+    for (const file of saved) io.err(`Saved: ${file.path} (${file.bytes} bytes)\n`);
+    io.out(`${JSON.stringify(wireTask(task, client.interface.protocolVersion), null, 2)}\n`);
+    return;
+  }
+  io.out(taskFields(task) + saved.map((file) => field('Saved', `${file.path} (${file.bytes} bytes)`)).join(''));
+}
