@@ -45,7 +45,9 @@ describe('send', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Task ID: \S+\nContext ID: \S+\nState: completed\n/);
     expect(run.stdout).toContain(`Artifact result:\n${RESULT}\n\n`);
-    expect(run.stderr).toBe('');
+    const taskId = /^Task ID: (\S+)$/m.exec(run.stdout)?.[1] ?? '';
+    // Only the task id on stderr, said before the wait (an interrupted wait keeps it).
+    expect(run.stderr).toBe(`Waiting for task ${taskId} (interrupting stops watching, not the task: tether task resume ${taskId})\n`);
   });
 
   it('-o json: one document, the SendMessageResponse with the whole artifact', async () => {
@@ -75,6 +77,23 @@ describe('send', () => {
     expect(run.stdout).toContain('Event: status\nState: working\n');
     expect(run.stdout).toContain('Event: artifact\n');
     expect(run.stdout).toMatch(/Task ID: \S+\nContext ID: \S+\nState: completed\n[^]*$/);
+  });
+
+  it('--context-id starts a new task in that context', async () => {
+    const first = JSON.parse((await box.run(['send', '-a', agent.url, '--text', 'artifacts n=1 delayMs=1', '-o', 'json'])).stdout) as { task: { id: string; contextId: string } };
+    const second = await box.run(['send', '-a', agent.url, '--context-id', first.task.contextId, '--text', 'artifacts n=1 delayMs=1', '-o', 'json']);
+    expect(second.code).toBe(0);
+    const { task } = JSON.parse(second.stdout) as { task: { id: string; contextId: string } };
+    expect(task.contextId).toBe(first.task.contextId);
+    expect(task.id).not.toBe(first.task.id);
+  });
+
+  it('renders every part: text as text, data as formatted JSON, a file by name, media type and size', async () => {
+    const run = await box.run(['send', '-a', agent.url, '--text', 'files']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Artifact ../../escape:\nescaped?\n\n');
+    expect(run.stdout).toContain('Artifact report:\n{\n  "total": 3\n}\n\n');
+    expect(run.stdout).toContain('Artifact blob:\n[file ../../../etc/passwd-evil, application/octet-stream, 11 bytes]\n\n');
   });
 
   it('a direct message answer: exit 0, the message (json: { message })', async () => {

@@ -99,10 +99,18 @@ async function runChecks(context: RunContext, flags: ConformanceFlags): Promise<
     }
     return result.parts.length > 0 ? 'a Message' : fail('a Message without parts');
   });
+  const slowText = flags.slowText ?? 'slow steps=40 delayMs=100';
   await check('task.get', true, async () => {
-    if (!created) return skip('the send created no task');
-    const task = await agent.getTask(created, CALL);
-    return task.id === created ? `state ${task.status.state}` : fail(`asked for ${created}, got ${task.id}`);
+    // The quick send's task, or else a long one started for this check (and canceled after it).
+    const running = created === undefined ? await runningTask(agent, slowText) : undefined;
+    const id = created ?? running?.id;
+    if (id === undefined) return skip(`neither "${text}" nor "${slowText}" created a task`);
+    try {
+      const task = await agent.getTask(id, CALL);
+      return task.id === id ? `state ${task.status.state}` : fail(`asked for ${id}, got ${task.id}`);
+    } finally {
+      if (running) await agent.cancelTask(running.id, CALL).catch(() => undefined);
+    }
   });
   await check('task.get.unknown', true, () => expectNotFound(() => agent.getTask(randomUUID(), CALL)));
   await check('task.list', v1, async () => {
@@ -110,7 +118,6 @@ async function runChecks(context: RunContext, flags: ConformanceFlags): Promise<
     const page = await agent.listTasks({ pageSize: 5 }, CALL);
     return Array.isArray(page.tasks) ? `${page.tasks.length} task(s) on the first page` : fail('no tasks array');
   });
-  const slowText = flags.slowText ?? 'slow steps=40 delayMs=100';
   await check('task.cancel', true, async () => {
     const task = await runningTask(agent, slowText);
     if (!task) return skip(`"${slowText}" did not leave a task running (--slow-text sets the prompt of a long task)`);

@@ -92,6 +92,8 @@ export async function send(context: RunContext, parts: PartFlags, flags: SendFla
   }
   const renderer = chooseRenderer(globals.output, io, { stream, verbose: globals.verbose, version, result: 'send', agentRef });
   const handle = await client.start(input, metadata ? { metadata } : {});
+  // The id is known (and stored) now: say it before waiting, so an interrupted wait does not lose it.
+  if (handle.taskId !== undefined && !stream) io.err(`Waiting for task ${handle.taskId} (interrupting stops watching, not the task: tether task resume ${handle.taskId})\n`);
   const end = await followHandle(handle, renderer, { timeoutMs });
   await settleRecord(store, end);
   warnOutcome(io, end, end.kind === 'task' ? resumeCommand(end.task.id, agentRef) : undefined);

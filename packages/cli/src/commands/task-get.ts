@@ -18,20 +18,28 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Longest wait between two polls, as a multiple of `--poll-interval`. */
+const MAX_BACKOFF = 4;
+
 /**
- * Polls GetTask every `pollMs` until the task is terminal or paused; `unknown` (TASK_STATE_UNSPECIFIED)
- * keeps it polling. Past `timeoutMs`: `A2ACLI_ERR_TIMEOUT`.
+ * Polls GetTask until the task is terminal or paused: first every `pollMs`, then 1.5 times longer after
+ * each poll that shows the same state, up to 4 × `pollMs`; a change of state starts over. `unknown`
+ * (TASK_STATE_UNSPECIFIED) keeps it polling. Past `timeoutMs`: `A2ACLI_ERR_TIMEOUT`.
  */
 async function pollTask(client: A2AClient, taskId: string, historyLength: number | undefined, pollMs: number, timeoutMs: number | undefined): Promise<Task> {
   const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+  let wait = pollMs;
+  let last: string | undefined;
   for (;;) {
     const left = deadline - Date.now();
     const task = await client.getTask(taskId, { ...(historyLength === undefined ? {} : { historyLength }), ...(Number.isFinite(left) ? { timeoutMs: Math.max(1, left) } : {}) });
     if (isTerminalState(task.status.state) || isInterruptedState(task.status.state)) return task;
-    if (Date.now() + pollMs > deadline) {
+    wait = task.status.state === last ? Math.min(wait * 1.5, pollMs * MAX_BACKOFF) : pollMs;
+    last = task.status.state;
+    if (Date.now() + wait > deadline) {
       throw new CliError('A2ACLI_ERR_TIMEOUT', `--timeout expired before task ${taskId} reached a terminal state (last state: ${task.status.state})`, `the task keeps running: \`tether task get --wait ${taskId}\` again, with a longer --timeout`);
     }
-    await sleep(pollMs);
+    await sleep(wait);
   }
 }
 

@@ -57,7 +57,8 @@ export function artifactBlocks(artifact: Artifact, verbose: boolean): string {
     for (const part of artifact.parts) {
       if (part.kind === 'text') text += part.text;
       else {
-        if (text !== '') lines.push(text), (text = '');
+        if (text !== '') lines.push(text);
+        text = '';
         lines.push(partContent(part));
       }
     }
