@@ -217,11 +217,23 @@ describe('client.start', () => {
     expect((await task.done()).status.state).toBe('completed');
   });
 
-  it('cancelling a task that already finished reports its final state, unconfirmed', async () => {
-    const { client } = await setup();
+  // Issue 20: it sent a CancelTask (which the agent refuses) and said `requested: true`.
+  it('cancelling a task that already finished sends nothing: requested false, its final state', async () => {
+    const { agent, client } = await setup();
     const finished = await client.start('stream updates=1 chunks=1 delayMs=1');
     await finished.done();
-    expect(await finished.cancel()).toEqual({ requested: true, confirmed: false, state: 'completed' });
+    const before = agent.requests.length;
+    expect(await finished.cancel()).toEqual({ requested: false, confirmed: false, state: 'completed' });
+    expect(agent.requests.slice(before), 'no request at all').toEqual([]);
+  });
+
+  it('cancelling a task already canceled sends nothing either: requested false, confirmed', async () => {
+    const { agent, client } = await setup({ scenarios: { stops: async (ctx) => { ctx.status('working'); await cancelRequested(ctx); } } });
+    const task = await client.start('stops');
+    expect(await task.cancel()).toEqual({ requested: true, confirmed: true, state: 'canceled' });
+    const before = agent.requests.length;
+    expect(await task.cancel()).toEqual({ requested: false, confirmed: true, state: 'canceled' });
+    expect(agent.requests.slice(before)).toEqual([]);
   });
 
   it('detach stops watching without cancelling; resume follows the task again from the store', async () => {

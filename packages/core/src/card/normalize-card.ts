@@ -217,6 +217,20 @@ export function isNormalizedCard(card: unknown): card is AgentCard {
 }
 
 /**
+ * `getExtendedCard()` of an agent whose card says it has none (`capabilities.extendedAgentCard`, v0.3's
+ * `supportsAuthenticatedExtendedCard`): `UNSUPPORTED_OPERATION`, and no request. Here, in the reader's
+ * chunk, not in the client's: a web app does not load this before its first request (D26).
+ */
+export function checkExtendedCard(card: AgentCard): void {
+  if (!card.capabilities.extendedAgentCard) {
+    throw new TetherError('UNSUPPORTED_OPERATION', `agent "${card.name}" has no extended card (its card says so: capabilities.extendedAgentCard)`, {
+      operation: 'GetExtendedAgentCard',
+      maybeDelivered: false,
+    });
+  }
+}
+
+/**
  * A card given to `connect()`, normalized: a card {@link normalizeCard} returned (edits included) is
  * used as it is; anything else is checked, a card that only has a normalized card's shape (it went
  * through JSON, or somebody wrote it) from its `raw` form.

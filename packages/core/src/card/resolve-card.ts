@@ -30,6 +30,11 @@ export interface ResolvedCard {
   url: string;
   /** `true` when served from the cache (fresh, or revalidated with a 304). */
   fromCache: boolean;
+  /**
+   * Where the card was looked for first, when the URL's own path had none and the host's root card was
+   * used instead: it may describe another agent than the one the URL meant.
+   */
+  missedAt?: string | undefined;
 }
 
 /**
@@ -67,12 +72,15 @@ export function cardCandidates(input: string | URL): string[] {
 export async function resolveCard(input: string | URL, options: ResolveCardOptions): Promise<ResolvedCard> {
   const candidates = cardCandidates(input);
   const tried: string[] = [];
-  for (const url of candidates) {
+  for (const [index, url] of candidates.entries()) {
+    // Candidates 2 and 3 are the host's root, after the URL's own path answered 404 twice.
+    const found = (card: AgentCard, at: string, fromCache: boolean): ResolvedCard =>
+      index < 2 ? { card, url: at, fromCache } : { card, url: at, fromCache, missedAt: candidates[0] };
     const key = `${url}|A2A-Version=${options.versionHeader ?? ''}`;
     const cached = options.cache ? await options.cache.get(key) : undefined;
     const now = options.now();
     if (cached && !options.forceRevalidate && cached.freshUntil > now) {
-      return { card: (await cardReader.get()).normalizeCard(cached.body, cached.url), url: cached.url, fromCache: true };
+      return found((await cardReader.get()).normalizeCard(cached.body, cached.url), cached.url, true);
     }
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (options.versionHeader) headers['A2A-Version'] = options.versionHeader;
@@ -107,7 +115,7 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
         await response.body?.cancel().catch(() => undefined);
         const fresh = freshnessMs(response.headers, now, options.defaultTtlMs);
         if (options.cache) await options.cache.set(key, { ...cached, freshUntil: now + fresh.ttlMs });
-        return { card: (await cardReader.get()).normalizeCard(cached.body, cached.url), url: cached.url, fromCache: true };
+        return found((await cardReader.get()).normalizeCard(cached.body, cached.url), cached.url, true);
       }
       const text = await readText(response, options.maxBytes, context);
       const type = response.headers.get('content-type') ?? '';
@@ -133,7 +141,7 @@ export async function resolveCard(input: string | URL, options: ResolveCardOptio
           freshUntil: now + fresh.ttlMs,
         });
       }
-      return { card, url: response.url || url, fromCache: false };
+      return found(card, response.url || url, false);
     } catch (error) {
       failure = error;
       throw error;

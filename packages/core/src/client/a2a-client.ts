@@ -448,10 +448,15 @@ export class A2AClient {
    * Fetches the extended agent card (for authenticated clients) and uses it as `client.card`
    * from then on, as the spec recommends. With `connect(url, { verifyCard })` it is verified first
    * (`SIGNATURE_INVALID` leaves `client.card` as it was).
+   *
+   * @throws TetherError `UNSUPPORTED_OPERATION`, without a request, when the card says the agent has no
+   *   extended card (`capabilities.extendedAgentCard`; `supportsAuthenticatedExtendedCard` in v0.3).
    */
   async getExtendedCard(options?: CallOptions): Promise<AgentCard> {
+    const reader = await cardReader.get();
+    reader.checkExtendedCard(this.cardValue);
     const raw = await this.run((t) => t.getExtendedCard(options));
-    let card = (await cardReader.get()).normalizeCard(raw, this.init.cardUrl);
+    let card = reader.normalizeCard(raw, this.init.cardUrl);
     if (this.init.verifyCard) card = await verifiedCard(this.init.verifyCard, card, { url: this.init.cardUrl, signal: options?.signal });
     this.cardValue = card;
     this.told();

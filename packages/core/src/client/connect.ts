@@ -268,6 +268,7 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
     const resolved = await retryUnary(fetchCard, { operation: 'GetAgentCard', maxRetries, scheduler, signal: options.signal });
     card = resolved.card;
     cardUrl = resolved.url;
+    if (resolved.missedAt !== undefined && log) engine?.warnRootCard(log, resolved.missedAt, cardUrl);
   }
 
   if (options.verifyCard) card = await verifiedCard(options.verifyCard, card, { url: cardUrl, signal: options.signal });

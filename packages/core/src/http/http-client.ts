@@ -81,7 +81,16 @@ const CONNECT_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
   'ERR_INVALID_URL',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
+
+// What the usual first-run failures mean, and what to do, instead of the runtime's own text (issue 20;
+// the message already names the URL, and the raw failure stays in `cause`).
+const HINTS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: is the agent running at this URL?',
+  ENOTFOUND: 'host not found: check the host name',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'not TLS: an https:// URL to a plain-HTTP agent? Try http://',
+};
 const MAX_REDIRECTS = 5;
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -450,9 +459,11 @@ function networkError(error: unknown, context: ErrorContext, secrets: string[]):
       maybeDelivered: false,
     });
   }
-  return new TetherError('NETWORK', `request failed: ${redact(describeCause(error), { secrets })}`, {
+  const code = causeCode(error) ?? '';
+  const hint = HINTS[code];
+  return new TetherError('NETWORK', `request failed: ${hint ? `${code}, ${hint}` : redact(describeCause(error), { secrets })}`, {
     ...context,
     cause: error,
-    maybeDelivered: !CONNECT_CODES.has(causeCode(error) ?? ''),
+    maybeDelivered: !CONNECT_CODES.has(code),
   });
 }

@@ -30,6 +30,14 @@ function describeEvent(event: StreamEvent): string {
 }
 
 /**
+ * The card was found at the host's root after the URL's own path had none (`missedAt`): it may be
+ * another agent's. Said through the debug log, at `warn`.
+ */
+export function warnRootCard(logger: Logger, missedAt: string, cardUrl: string): void {
+  (logger.warn ?? logger.info)?.call(logger, `[tether] ${redact(`no agent card at ${missedAt}: using the host's root card ${cardUrl} (another agent's?); check the URL's path`)}`);
+}
+
+/**
  * Tether's debug log as a plugin: every request and its answer, each stream event (kind, ids, state —
  * not content) at `debug`; reconnects, polling and push waits at `info`; failures at `warn`. Off unless
  * `connect(url, { log })`, `TETHER_DEBUG=1` (Node) or `localStorage.tetherDebug` (a page) asks for it.

@@ -5,4 +5,4 @@ export type { EngineHost, FollowSettings } from './engine-client.js';
 export { startTask, resumeTask } from './start-task.js';
 export { listRecords, watchRecords } from './records.js';
 export { Observers } from '../observe/observers.js';
-export { logPlugin } from '../observe/log-plugin.js';
+export { logPlugin, warnRootCard } from '../observe/log-plugin.js';

@@ -46,7 +46,8 @@ export function stronger(a: Outcome, b: Outcome | undefined): Outcome {
 }
 
 /**
- * Asks the agent to cancel, then watches what the task really does: a cancel request is not a
+ * Asks the agent to cancel (unless the task has already ended: `requested: false`, nothing sent),
+ * then watches what the task really does: a cancel request is not a
  * cancellation, and an agent's "canceled" answer is a claim (some agents then finish the task
  * anyway). The answer is not applied; the follow goes on (and asks GetTask at once when nothing is
  * open) for up to `waitMs`. `confirmed` is true only when the task was then seen `canceled`. The
@@ -55,6 +56,8 @@ export function stronger(a: Outcome, b: Outcome | undefined): Outcome {
 export async function cancelAndWatch(core: FollowCore, options: CancelOptions): Promise<CancelOutcome> {
   const r = core.view;
   if (!r) throw new TetherError('INVALID_ARGUMENT', 'no task to cancel yet', { maybeDelivered: false });
+  // Already ended (a terminal state never changes, G2): nothing to ask the agent.
+  if (isTerminalState(r.state)) return { requested: false, confirmed: r.state === 'canceled', state: r.state };
   const { client, principal, scheduler } = core.context;
   const { reason, waitMs = DEFAULTS.cancelWaitMs, ...given } = options;
   // After the follow ended too, the cancel and its look continue the task's trace.

@@ -36,7 +36,7 @@ export async function leaseHeld(context: FollowContext, taskId: string): Promise
   const who = holder === undefined ? 'another owner' : `owner ${JSON.stringify(holder)}`;
   return new TetherError(
     'LEASE_HELD',
-    `task ${taskId} is leased by ${who}, not this client (${JSON.stringify(context.owner)}): the engine leases tasks itself (never call store.lease() for it); follow the task where its lease is held, or resume it once that lease is released or lapses (leaseMs after its last renewal)`,
+    `task ${taskId} is leased by ${who}, not this client (${JSON.stringify(context.owner)}): the engine leases tasks itself (never call store.lease() for it); follow the task there, or resume it once that lease ends`,
     { taskId, maybeDelivered: false },
   );
 }

@@ -59,8 +59,11 @@ export interface FollowOptions {
 
 /** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
 export interface CancelOutcome {
-  /** The cancel request was sent and answered. */
-  requested: true;
+  /**
+   * `true`: the cancel request was sent and answered. `false`: the task had already ended (`state` is
+   * its final state; `confirmed` is whether that was `canceled`), so nothing was sent.
+   */
+  requested: boolean;
   /** The task was seen `canceled` afterwards (on its stream, or by GetTask). */
   confirmed: boolean;
   /** The state the task was seen in (e.g. `completed` if it finished first, `working` if it has not stopped yet). */

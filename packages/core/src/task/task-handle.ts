@@ -1,5 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
+import { isTerminalState } from '../model/task-state.js';
 import type { Message, Task } from '../model/types.js';
 import type { SendOptions } from '../transport/transport.js';
 import { EventQueue, type Compaction } from './event-queue.js';
@@ -125,15 +126,17 @@ export class TaskHandle {
 
   /**
    * Asks the agent to cancel. The outcome says whether the agent confirmed (`canceled`) or only
-   * received the request; cancelling a finished task reports `confirmed: false` with its final state.
+   * received the request. A task seen ending already is not asked: `{ requested: false, state }` with
+   * its final state (`confirmed` when that was `canceled`).
    * (Stopping watching is `detach()`, which never cancels.)
    */
   async cancel(options: CancelOptions = {}): Promise<CancelOutcome> {
     if (!this.follower) throw new TetherError('INVALID_ARGUMENT', 'a direct message answer has no task to cancel', { maybeDelivered: false });
     const r = this.follower.view;
-    if (r) this.watch?.tell(r.taskId, r.contextId, { type: 'cancel-requested' });
+    const ended = r !== undefined && isTerminalState(r.state);
+    if (r && !ended) this.watch?.tell(r.taskId, r.contextId, { type: 'cancel-requested' });
     const outcome = await this.follower.cancel(options);
-    if (r && outcome.confirmed) this.watch?.tell(r.taskId, r.contextId, { type: 'cancel-confirmed', state: outcome.state });
+    if (r && outcome.requested && outcome.confirmed) this.watch?.tell(r.taskId, r.contextId, { type: 'cancel-confirmed', state: outcome.state });
     return outcome;
   }
 
