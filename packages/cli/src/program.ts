@@ -4,6 +4,7 @@ import { debugLine } from './agent/open-client.js';
 import { Settings, type SettingsInput } from './config/settings.js';
 import type { CliIO } from './io.js';
 import { cardGet } from './commands/card-get.js';
+import { configShow } from './commands/config-show.js';
 import { conformance } from './commands/conformance.js';
 import type { RunContext } from './commands/context.js';
 import { taskDownload } from './commands/download.js';
@@ -36,7 +37,7 @@ function contextOf(env: ProgramEnv, command: Command): RunContext {
   const settings = Settings.load(env.settingsInput(flags.config));
   const context: RunContext = { io: env.io, settings, globals: resolveGlobals(flags, settings), readStdin: env.readStdin };
   env.context = context;
-  for (const warning of context.globals.warnings) env.io.err(`Warning: ${warning}\n`);
+  for (const warning of [...settings.warnings, ...context.globals.warnings]) env.io.err(`Warning: ${warning}\n`);
   if (settings.files.length > 0) debugLine(context, `configuration files: ${settings.files.join(', ')}`);
   return context;
 }
@@ -159,6 +160,13 @@ export function buildProgram(env: ProgramEnv): Command {
   push.command('get').argument('<taskId>').argument('<configId>').action(async (taskId: string, configId: string, _f: unknown, command: Command) => pushGet(contextOf(env, command), taskId, configId));
   push.command('list').argument('<taskId>').action(async (taskId: string, _f: unknown, command: Command) => pushList(contextOf(env, command), taskId));
   push.command('delete').argument('<taskId>').argument('<configId>').action(async (taskId: string, configId: string, _f: unknown, command: Command) => pushDelete(contextOf(env, command), taskId, configId));
+
+  program
+    .command('config')
+    .description('configuration (read-only)')
+    .command('show')
+    .description('each setting\'s effective value and where it came from: flag, env, local file, global file, default (secrets masked)')
+    .action(async (_flags: unknown, command: Command) => configShow(contextOf(env, command), command.optsWithGlobals<GlobalFlags>()));
 
   program
     .command('conformance')

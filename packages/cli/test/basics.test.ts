@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -178,6 +178,33 @@ describe('configuration: flag > env > local .env > global .env > default', () =>
       const explicit = await other.run(['card', 'get', '--config', '../../agent.env'], { cwd: join(other.cwd, 'deep', 'er') });
       expect(explicit.code).toBe(0);
       expect(explicit.stdout).toContain(`Card URL: ${agent.cardUrl}`);
+    } finally {
+      other.remove();
+    }
+  });
+
+  it('config show: each effective value with its source, secrets masked', async () => {
+    const other = sandbox();
+    try {
+      mkdirSync(join(other.home, '.config', 'a2a-cli'), { recursive: true });
+      mkdirSync(other.cwd, { recursive: true });
+      writeFileSync(join(other.home, '.config', 'a2a-cli', '.env'), 'A2ACLI_TIMEOUT=30s\nA2ACLI_OUTPUT=text\n');
+      writeFileSync(join(other.cwd, '.env'), 'A2ACLI_OUTPUT=json\nA2ACLI_BEARER=file-secret-777\n');
+      chmodSync(join(other.cwd, '.env'), 0o644);
+      const run = await other.run(['config', 'show', '-a', agent.url], { env: { A2ACLI_POLL_INTERVAL: '5s' } });
+      expect(run.code).toBe(0);
+      const shown = JSON.parse(run.stdout) as { files: string[]; settings: { variable: string; value: string | null; source: string }[] };
+      const by = new Map(shown.settings.map((s) => [s.variable, s]));
+      expect(by.get('A2ACLI_AGENT_CARD')).toMatchObject({ value: agent.url, source: 'flag' });
+      expect(by.get('A2ACLI_POLL_INTERVAL')).toMatchObject({ value: '5s', source: 'env' });
+      expect(by.get('A2ACLI_OUTPUT')).toMatchObject({ value: 'json', source: 'local' });
+      expect(by.get('A2ACLI_TIMEOUT')).toMatchObject({ value: '30s', source: 'global' });
+      expect(by.get('A2ACLI_A2A_VERSION')).toMatchObject({ value: '1.0', source: 'default' });
+      expect(by.get('A2ACLI_BEARER')).toMatchObject({ value: '(set)', source: 'local' });
+      expect(run.stdout).not.toContain('file-secret-777');
+      expect(shown.files).toHaveLength(2);
+      // The local file holds a bearer token and others may read it (0644): a warning names it.
+      expect(run.stderr).toContain(`Warning: ${join(other.cwd, '.env')} holds credentials and is readable by others: chmod 600`);
     } finally {
       other.remove();
     }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CliError } from '../errors/cli-error.js';
@@ -27,8 +27,10 @@ export class Settings {
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly local: Map<string, string>,
     private readonly global: Map<string, string>,
-    /** The files read, for --debug. */
+    /** The files read, for --debug and `config show`. */
     readonly files: readonly string[],
+    /** Files holding credentials that others can read (their mode is not 0600). */
+    readonly warnings: readonly string[],
   ) {}
 
   /** Reads the layers: `~/.config/a2a-cli/.env`, then `--config <path>` or the nearest local `.env`. */
@@ -44,7 +46,8 @@ export class Settings {
       const found = findUp(input.cwd, '.env', globalPath);
       local = found ? readEnvFile(found, false, files) : new Map();
     }
-    return new Settings(input.env, local, global, files);
+    const warnings = files.filter(exposesSecrets).map((file) => `${file} holds credentials and is readable by others: chmod 600 ${file}`);
+    return new Settings(input.env, local, global, files, warnings);
   }
 
   /** The value of `A2ACLI_<name>` below the flag, and its source; `undefined` when no layer sets it. */
@@ -87,6 +90,17 @@ export class Settings {
     const state = this.env['XDG_STATE_HOME'];
     const base = state && state !== '' ? state : join(this.env['HOME'] || homedir(), '.local', 'state');
     return join(base, 'tether', 'tasks');
+  }
+}
+
+const SECRET_KEYS = /^\s*(export\s+)?A2ACLI_(BEARER|API_KEY|SVC_PARAM)\s*=/m;
+
+/** A `.env` file with a credential in it whose mode lets the group or others read it. */
+function exposesSecrets(path: string): boolean {
+  try {
+    return process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0 && SECRET_KEYS.test(readFileSync(path, 'utf8'));
+  } catch {
+    return false;
   }
 }
 
