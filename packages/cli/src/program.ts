@@ -4,6 +4,7 @@ import { debugLine } from './agent/open-client.js';
 import { Settings, type SettingsInput } from './config/settings.js';
 import type { CliIO } from './io.js';
 import { cardGet } from './commands/card-get.js';
+import { completion } from './commands/completion.js';
 import { configShow } from './commands/config-show.js';
 import { conformance } from './commands/conformance.js';
 import type { RunContext } from './commands/context.js';
@@ -160,6 +161,12 @@ export function buildProgram(env: ProgramEnv): Command {
   push.command('get').argument('<taskId>').argument('<configId>').action(async (taskId: string, configId: string, _f: unknown, command: Command) => pushGet(contextOf(env, command), taskId, configId));
   push.command('list').argument('<taskId>').action(async (taskId: string, _f: unknown, command: Command) => pushList(contextOf(env, command), taskId));
   push.command('delete').argument('<taskId>').argument('<configId>').action(async (taskId: string, configId: string, _f: unknown, command: Command) => pushDelete(contextOf(env, command), taskId, configId));
+
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(tether completion bash)')
+    .argument('<shell>', 'bash or zsh')
+    .action((shell: string) => env.io.out(completion(program, shell)));
 
   program
     .command('config')

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,24 @@ describe('the tool surface', () => {
     expect(noParts.code).toBe(2);
     const both = await box.run(['send', '-a', agent.url, '--async', '--stream', '--text', 'x']);
     expect(both.code).toBe(2);
+  });
+});
+
+describe('completion', () => {
+  it('bash: the script completes subcommands and flags by command path; an unknown shell is a usage error', async () => {
+    const run = await box.run(['completion', 'bash']);
+    expect(run.code).toBe(0);
+    mkdirSync(box.home, { recursive: true });
+    writeFileSync(join(box.home, 'tether-completion.sh'), run.stdout);
+    const complete = (words: string[]): string =>
+      execFileSync('bash', ['-c', `source "$0"; COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _tether_complete; echo "\${COMPREPLY[@]}"`, join(box.home, 'tether-completion.sh')], { encoding: 'utf8' }).trim();
+    expect(complete(['tether', 'task', 'pu'])).toBe('push-config');
+    expect(complete(['tether', '-a', 'x', 'task', 'push-config', 'c'])).toBe('create');
+    expect(complete(['tether', 'send', '--med'])).toBe('--media-type');
+    const zsh = await box.run(['completion', 'zsh']);
+    expect(zsh.stdout).toMatch(/^autoload -U \+X bashcompinit/);
+    const fish = await box.run(['completion', 'fish']);
+    expect(fish.code).toBe(2);
   });
 });
 
