@@ -245,7 +245,9 @@ describe('--debug', () => {
     );
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('[tether debug]');
-    expect(run.stderr).toMatch(/SendStreamingMessage|SendMessage/);
+    expect(run.stderr).toMatch(/\[tether debug\] → SendStreamingMessage POST /);
+    // The protocol messages received, as JSON.
+    expect(run.stderr).toMatch(/← SendStreamingMessage #\d+ event \{"statusUpdate":\{.*"TASK_STATE_COMPLETED"/);
     expect(run.stderr + run.stdout).not.toContain('s3cret-token-123');
     expect(run.stderr + run.stdout).not.toContain('svc-value-4567');
     // The service parameter did travel, as a header.

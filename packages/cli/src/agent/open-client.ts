@@ -2,6 +2,7 @@ import { connect, createFileTaskStore, redact, type A2AClient, type Logger, type
 import { CliError } from '../errors/cli-error.js';
 import type { CliIO } from '../io.js';
 import { parseAgentRef } from './agent-ref.js';
+import { wireLogPlugin } from './wire-log-plugin.js';
 import type { GlobalOptions } from './global-options.js';
 
 /** What a command needs to reach the agent: the options, where to write, and the secrets to mask. */
@@ -26,7 +27,7 @@ export function maskLine(line: string, secrets: readonly string[]): string {
 export function debugLogger(access: AgentAccess): Logger | undefined {
   if (!access.globals.debug) return undefined;
   const secrets = secretsOf(access.globals);
-  const write = (level: string) => (...args: unknown[]) => access.io.err(`[tether ${level}] ${maskLine(args.map(String).join(' '), secrets)}\n`);
+  const write = (level: string) => (...args: unknown[]) => access.io.err(`[tether ${level}] ${maskLine(args.map(String).join(' ').replace(/^\[tether\] /, ''), secrets)}\n`);
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }
 
@@ -66,7 +67,7 @@ export async function openClient(
     headers: globals.svcParams,
     auth,
     ...(globals.preferredBindings ? { preferredBindings: globals.preferredBindings } : {}),
-    ...(log ? { log } : {}),
+    ...(log ? { log, plugins: [wireLogPlugin((line) => debugLine(access, line))] } : {}),
     ...(options.store ? { store: options.store } : {}),
     ...(options.resilience ? { resilience: options.resilience } : {}),
     ...(source.kind === 'file' ? { card: source.card } : {}),
