@@ -85,7 +85,7 @@ export function buildProgram(env: ProgramEnv): Command {
   waitFlags(
     program
       .command('send')
-      .description('send a message (ordered parts) to start or continue a task; waits for its end or pause')
+      .description('send a message (ordered parts) to start or continue a task; waits for its end or pause (Tether extension: through dropped connections; the task is recorded in --store)')
       .option('--text <text>', 'a text part (repeatable, order kept)', (v: string) => parts.add('text', v))
       .option('--file <path|url>', 'a file part: a path is sent inline, a URL by reference (repeatable)', (v: string) => parts.add('file', v))
       .option('--data <path|->', 'a data part: JSON from a file, or - for stdin (repeatable)', (v: string) => parts.add('data', v))

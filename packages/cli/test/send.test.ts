@@ -96,6 +96,14 @@ describe('send', () => {
     expect(run.stdout).toContain('Artifact blob:\n[file ../../../etc/passwd-evil, application/octet-stream, 11 bytes]\n\n');
   });
 
+  it('--verbose: a block per part with its kind, and the history', async () => {
+    const run = await box.run(['send', '-a', agent.url, '--text', 'stream updates=1 chunks=2 delayMs=1', '--verbose']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Artifact result part 1 (text):\nchunk-1;\n\n');
+    expect(run.stdout).toContain('Artifact result part 2 (text):\nchunk-2;\n\n');
+    expect(run.stdout).toMatch(/History 1 \(user\):\nstream updates=1 chunks=2 delayMs=1\n\n/);
+  });
+
   it('a direct message answer: exit 0, the message (json: { message })', async () => {
     const run = await box.run(['send', '-a', agent.url, '--text', 'echo hello there', '-o', 'json', '--stream']);
     expect(run.code).toBe(0);
