@@ -71,6 +71,7 @@ export function buildProgram(env: ProgramEnv): Command {
     .option('--store <dir>', '[Tether extension] the local task store (default: $XDG_STATE_HOME/tether/tasks or ~/.local/state/tether/tasks)')
     .option('--debug', 'diagnostics on stderr: Tether\'s debug log (negotiation, requests, events, reconnects), credentials redacted')
     .option('--verbose', 'show every part and the history, not one text per artifact')
+    .option('--live', '[Tether extension] on a terminal, send / task subscribe / task resume show a live view (state, connection, progress) and ask a pause\'s question inline; plain text elsewhere')
     .addHelpText('after', DEFAULTS_HELP);
 
   const card = program.command('card').description('agent cards');

@@ -17,6 +17,11 @@ export interface GlobalOptions {
   apiKey: string | undefined;
   debug: boolean;
   verbose: boolean;
+  /**
+   * Tether extension: a live view on a terminal (`--live`; only from the command line, as an interactive
+   * mode is never a default: spec §6.1). Ignored when stdout is not a terminal or the output is JSON.
+   */
+  live: boolean;
   /** Tether extension: the local task store's directory. */
   store: string;
   /** Warnings to print once the run starts (a transport Tether cannot speak …). */
@@ -34,6 +39,7 @@ export interface GlobalFlags {
   apiKey?: string | undefined;
   debug?: boolean | undefined;
   verbose?: boolean | undefined;
+  live?: boolean | undefined;
   config?: string | undefined;
   store?: string | undefined;
 }
@@ -98,6 +104,7 @@ export function resolveGlobals(flags: GlobalFlags, settings: Settings): GlobalOp
     apiKey: settings.string('API_KEY', flags.apiKey),
     debug: settings.boolean('DEBUG', flags.debug) ?? false,
     verbose: settings.boolean('VERBOSE', flags.verbose) ?? false,
+    live: flags.live === true,
     store: settings.string('STORE', flags.store) ?? settings.defaultStoreDir(),
     warnings,
   };

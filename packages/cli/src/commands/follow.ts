@@ -2,6 +2,7 @@ import { isInterruptedState, isTerminalState, type TaskHandle } from '@a2a-tethe
 import { CliError } from '../errors/cli-error.js';
 import type { CliIO } from '../io.js';
 import { taskFromView, type FollowEnd, type Renderer } from '../render/renderer.js';
+import { isLiveRenderer } from '../live/live-renderer.js';
 
 /**
  * Follows a task handle to its end with Tether's engine (through drops: resubscribes, polls), giving
@@ -15,6 +16,8 @@ export async function followHandle(handle: TaskHandle, renderer: Renderer, optio
     renderer.onEnd(end);
     return end;
   }
+  // --live on a terminal: the live view follows the task itself (and answers pauses inline).
+  if (isLiveRenderer(renderer)) return renderer.follow(handle, options);
   const abort = new AbortController();
   let timedOut = false;
   const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), abort.abort()), options.timeoutMs);

@@ -90,7 +90,7 @@ export async function send(context: RunContext, parts: PartFlags, flags: SendFla
     else io.out(taskFields(result) + field('Poll', `tether task get --wait ${result.id} -a ${agentRef}`));
     return;
   }
-  const renderer = chooseRenderer(globals.output, io, { stream, verbose: globals.verbose, version, result: 'send', agentRef });
+  const renderer = chooseRenderer(globals.output, io, { stream, verbose: globals.verbose, version, result: 'send', agentRef, live: globals.live });
   const handle = await client.start(input, metadata ? { metadata } : {});
   // The id is known (and stored) now: say it before waiting, so an interrupted wait does not lose it.
   if (handle.taskId !== undefined && !stream) io.err(`Waiting for task ${handle.taskId} (interrupting stops watching, not the task: tether task resume ${handle.taskId})\n`);

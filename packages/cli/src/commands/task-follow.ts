@@ -27,7 +27,7 @@ export async function taskSubscribe(context: RunContext, taskId: string, flags: 
     throw createA2AError(-32004, `agent "${client.card.name}" does not stream (capabilities.streaming is false); poll with \`tether task get --wait ${taskId}\``);
   }
   const agentRef = globals.agentCard ?? '';
-  const renderer = chooseRenderer(globals.output, io, { stream: flags.stream === true, verbose: globals.verbose, version: client.interface.protocolVersion, result: 'task', agentRef });
+  const renderer = chooseRenderer(globals.output, io, { stream: flags.stream === true, verbose: globals.verbose, version: client.interface.protocolVersion, result: 'task', agentRef, live: globals.live });
   const handle = await client.resume(taskId, { delivery: 'stream' });
   const end = await followHandle(handle, renderer, { timeoutMs });
   warnOutcome(io, end, end.kind === 'task' ? resumeCommand(end.task.id, agentRef) : undefined);
@@ -49,7 +49,7 @@ export async function taskResume(context: RunContext, taskId: string, flags: Fol
     agentRef = record.agentUrl;
   }
   const client = await openClient(context, { store, ref: agentRef });
-  const renderer = chooseRenderer(globals.output, io, { stream: flags.stream === true, verbose: globals.verbose, version: client.interface.protocolVersion, result: 'send', agentRef });
+  const renderer = chooseRenderer(globals.output, io, { stream: flags.stream === true, verbose: globals.verbose, version: client.interface.protocolVersion, result: 'send', agentRef, live: globals.live });
   const handle = await client.resume(taskId);
   const end = await followHandle(handle, renderer, { timeoutMs });
   await settleRecord(store, end);

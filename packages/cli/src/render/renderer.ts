@@ -27,6 +27,8 @@ export interface RendererOptions {
   result: 'send' | 'task';
   /** The agent reference for the resume hint. */
   agentRef: string;
+  /** `--live`: the live terminal view, when stdout is a terminal and the output text. */
+  live?: boolean | undefined;
 }
 
 /** The exact command that answers a paused task. */
