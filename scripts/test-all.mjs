@@ -32,7 +32,8 @@ if (!existsSync(CHROMIUM)) {
   console.warn(`⚠ No Chromium at ${CHROMIUM}: the real-browser tests will be SKIPPED (install Debian's chromium to run them).`);
 }
 
-step('build', 'pnpm', ['build']);
+// --force: every package, whatever scripts/build.mjs thinks is fresh.
+step('build', 'node', ['scripts/build.mjs', '--force']);
 step('typecheck', 'pnpm', ['typecheck']);
 step('docs snippets', 'node', ['scripts/docs-snippets.mjs']);
 step('lint', 'pnpm', ['lint']);

@@ -13,7 +13,7 @@
  *
  * Exits non-zero if anything does not add up.
  */
-import { connect, type LifecycleEvent, type Part, type Task, type TaskEvent } from '@a2a-tether/node';
+import { connect, type LifecycleEvent, type Part, type Task, type TaskEvent, type TetherError } from '@a2a-tether/node';
 import { startFaultProxy, startTestAgent } from '@a2a-tether/testkit';
 
 const quiet = process.argv.includes('--quiet');
@@ -32,13 +32,23 @@ function describe(event: TaskEvent): string {
       return `message  ${textOf(event.message.parts)}`;
     case 'connection':
       if (event.state === 'reconnecting') {
-        // A stalled stream found behind the agent reconnects at once (no attempt number, no wait).
-        return `⚡ dropped (${event.error?.code ?? 'stalled'}${event.error?.status ? ` ${event.error.status}` : ''}) → reconnect${event.attempt === undefined ? ' now' : ` #${event.attempt} in ${event.delayMs} ms`}`;
+        // A stalled stream found behind the agent reconnects at once: no attempt number, no wait.
+        const wait = event.attempt === undefined || event.delayMs === undefined ? 'now' : `#${event.attempt} in ${event.delayMs} ms`;
+        return `⚡ ${dropped(event.error)} → reconnect ${wait}`;
       }
       return `⇄ connection ${event.state}`;
     case 'store-error':
       return `⚠ store  ${event.error.message}`;
   }
+}
+
+/** What broke the link, in words: the error's code alone says little (a reset stream is NETWORK with the 200 it began with). */
+function dropped(error: TetherError | undefined): string {
+  if (error === undefined) return 'stalled: the stream went silent while the agent moved on (the idle probe saw it)';
+  if (error.code === 'STREAM_INTERRUPTED') return 'the stream ended early, the task still running (STREAM_INTERRUPTED)';
+  if (error.code === 'HTTP_STATUS') return `refused with HTTP ${error.status ?? '?'}${error.retryAfterMs === undefined ? '' : `, Retry-After ${error.retryAfterMs / 1000} s`}`;
+  if (error.code === 'NETWORK') return `connection lost mid-stream${error.status === undefined ? '' : ` (after its HTTP ${error.status} began)`}`;
+  return `${error.code}: ${error.message}`;
 }
 
 /**
@@ -85,7 +95,9 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
     }
     if (event.type === 'status' && event.state === 'working' && !event.recovered) continue;
     flush();
-    log(`   ${describe(event)}`);
+    const line = describe(event);
+    if (/undefined|NETWORK \d/.test(line)) throw new Error(`${label}: an event line that says nothing: ${line}`);
+    log(`   ${line}`);
   }
   flush();
   const final = (await handle.done()) as Task;
