@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -173,7 +175,103 @@ describe('official v0.3 server (explicit --a2a-version 0.3)', () => {
   });
 });
 
+/** `task resume` of a task sent with `--async`, its streams cut twice on the way: exactly the agent's artifact. */
+async function resumeThroughCuts(target: string, cardPath: string, version: string[], text: string): Promise<void> {
+  const proxy = await startFaultProxy({ target, seed: 7 });
+  try {
+    const card = `${proxy.url}${cardPath}`;
+    const sent = await tether(['send', '-a', card, ...version, '--text', text, '--async', '-o', 'json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    const sentBody = JSON.parse(sent.stdout) as { task?: { id: string }; id?: string };
+    const taskId = (sentBody.task?.id ?? sentBody.id) as string;
+    proxy.addFault({ kind: 'cut', afterEvents: 4, mode: 'reset', match: { sse: true }, times: 2 });
+    const resumed = await tether(['task', 'resume', taskId, ...version, '-o', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(proxy.stats.cuts.reset).toBe(2);
+    const body = JSON.parse(resumed.stdout) as { task?: Json } & Json;
+    const task = (body.task ?? body) as { status: { state: string }; artifacts: { parts: unknown }[] };
+    expect(['completed', 'TASK_STATE_COMPLETED']).toContain(task.status.state);
+    const direct = JSON.parse((await tether(['task', 'get', taskId, '-a', card, ...version, '-o', 'json'])).stdout) as { artifacts: { parts: unknown }[] };
+    const shown = task.artifacts.map((a) => textOf(a.parts)).join('');
+    expect(shown).toBe(direct.artifacts.map((a) => textOf(a.parts)).join(''));
+    expect(shown.length).toBeGreaterThan(0);
+    const local = await tether(['task', 'list', '--local']);
+    expect(local.stdout).toMatch(new RegExp(`Task ID: ${taskId}\\nContext ID: \\S+\\nState: completed\\n`));
+  } finally {
+    await proxy.close();
+  }
+}
+
+describe('official v0.3 server: task resume through a cutting proxy', () => {
+  it('follows a task sent with --async through two cuts, to exactly the server\'s artifact; task list --local shows it', async () => {
+    await resumeThroughCuts(v03.origin, new URL(v03.cardUrl).pathname, ['--a2a-version', '0.3'], 'slow steps=120 delayMs=50');
+  }, 60_000);
+});
+
+describe('exit codes against the official v1.0 server: 0, 2, 3, 4 and 5, each produced', () => {
+  it('0 done, 2 usage, 3 unreachable, 4 rejected credentials, 5 timeout — each with its error code in the envelope', async () => {
+    const ok = await tether(['send', '-a', v1.origin, '--text', 'echo hi', '-o', 'json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const usage = await tether(['send', '-a', v1.origin, '--media-type', 'text/plain', '--text', 'x', '-o', 'json']);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout).error.code).toBe('A2ACLI_ERR_USAGE');
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const unreachable = await tether(['card', 'get', '-a', `http://127.0.0.1:${closed}`, '-o', 'json']);
+    expect(unreachable.code).toBe(3);
+    expect(JSON.parse(unreachable.stdout).error.code).toBe('A2ACLI_ERR_UNREACHABLE');
+    // The same official server behind a gate that wants a bearer token.
+    const guarded = await startOfficialV1Server({
+      watch: (req, res, next) => (req.headers.authorization === 'Bearer right-token' ? next() : void res.status(401).json({ error: 'unauthorized' })),
+    });
+    try {
+      const rejected = await tether(['send', '-a', guarded.origin, '--bearer', 'wrong-token', '--text', 'echo hi', '-o', 'json']);
+      expect(rejected.code, rejected.stdout).toBe(4);
+      expect(JSON.parse(rejected.stdout).error.code).toBe('A2ACLI_ERR_AUTH_FAILED');
+      const accepted = await tether(['send', '-a', guarded.origin, '--bearer', 'right-token', '--text', 'echo hi', '-o', 'json']);
+      expect(accepted.code, accepted.stderr).toBe(0);
+    } finally {
+      await guarded.close();
+    }
+    const timeout = await tether(['send', '-a', v1.origin, '--text', 'slow steps=200 delayMs=50', '--timeout', '800ms', '-o', 'json']);
+    expect(timeout.code).toBe(5);
+    expect(JSON.parse(timeout.stdout).error.code).toBe('A2ACLI_ERR_TIMEOUT');
+  }, 60_000);
+});
+
 describe('VoltAgent (v0.3 JSON-RPC, card at its own path)', () => {
+  // VoltAgent answers tasks/resubscribe with -32601, stops a task's work when its stream's client goes
+  // away, and runs a blocking send to the end whatever --async says: a task cut mid-work cannot finish
+  // there (the engine ends it with a typed error, packages/interop/test/voltagent.test.ts). A cut inside
+  // the final event, after the server stored the result, is what a client can get through.
+  it('send through a cut inside the final event ends completed (GetTask, no second message); task resume and task list --local then show it', async () => {
+    const proxy = await startFaultProxy({ target: volt.baseUrl, seed: 1 });
+    try {
+      const card = `${proxy.url}${new URL(volt.cardUrl).pathname}`;
+      const text = 'cut me at the very end';
+      proxy.addFault({ kind: 'cut', afterEvents: 8, within: 'event', mode: 'reset', match: { rpcMethod: 'message/stream', sse: true } });
+      const run = await tether(['send', '-a', card, '--a2a-version', '0.3', '--text', text, '-o', 'json']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(proxy.log.some((entry) => entry.fault?.startsWith('cut') === true)).toBe(true);
+      const task = JSON.parse(run.stdout) as { id: string; kind: string; status: { state: string; message?: { parts: unknown } } };
+      expect(task).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+      expect(textOf(task.status.message?.parts)).toBe(`echo: ${text}`);
+      expect(volt.rpcCalls.filter((call) => call.method === 'message/stream' && call.text === text)).toHaveLength(1);
+      const resumed = await tether(['task', 'resume', task.id, '--a2a-version', '0.3', '-o', 'json']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
+      const local = await tether(['task', 'list', '--local']);
+      expect(local.stdout).toMatch(new RegExp(`Task ID: ${task.id}\\nContext ID: \\S+\\nState: completed\\n`));
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
   it('card get, and send -o json: the completed task in v0.3 shape', async () => {
     const card = await tether(['card', 'get', '-a', volt.cardUrl, '--a2a-version', '0.3']);
     expect(card.code, card.stderr).toBe(0);
