@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The whole test suite, in the order a failure is cheapest to read:
 // build (tsdown + publint + attw) → typecheck → docs snippets (every ```ts block of the docs compiles
-// against the built packages) → lint → vitest (unit, integration, interop, browser; the
+// against the built packages) → the API reference (TypeDoc, warnings are errors) → lint → vitest (unit, integration, interop, browser; the
 // misbehaving-agent model check and the chaos run are vitest files) → bundle-size
 // budgets (everything the browser package exports; what a web app loads before its first request) →
 // self-checking examples → mutants (each planted engine bug must fail the core tests).
@@ -36,6 +36,8 @@ if (!existsSync(CHROMIUM)) {
 step('build', 'node', ['scripts/build.mjs', '--force']);
 step('typecheck', 'pnpm', ['typecheck']);
 step('docs snippets', 'node', ['scripts/docs-snippets.mjs']);
+// The API reference (TypeDoc, into docs/api/): a broken {@link} or a warning fails it.
+step('API reference', 'pnpm', ['docs:api']);
 step('lint', 'pnpm', ['lint']);
 step('tests', 'pnpm', ['exec', 'vitest', 'run']);
 step('bundle size', 'pnpm', ['size']);

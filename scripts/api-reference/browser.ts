@@ -1,0 +1,2 @@
+/** @module @a2a-tether/browser */
+export * from '@a2a-tether/browser';

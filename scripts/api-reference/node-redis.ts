@@ -1,0 +1,2 @@
+/** @module @a2a-tether/node/redis */
+export * from '@a2a-tether/node/redis';

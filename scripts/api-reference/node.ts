@@ -1,0 +1,2 @@
+/** @module @a2a-tether/node */
+export * from '@a2a-tether/node';

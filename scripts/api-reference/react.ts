@@ -1,0 +1,2 @@
+/** @module @a2a-tether/react */
+export * from '@a2a-tether/react';

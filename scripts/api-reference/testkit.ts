@@ -1,0 +1,2 @@
+/** @module @a2a-tether/testkit */
+export * from '@a2a-tether/testkit';
