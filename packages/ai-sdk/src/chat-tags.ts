@@ -17,7 +17,7 @@ export const CHAT_TAGS = {
   prompt: 'prompt',
   /** How many answers to pauses the task was sent: its assistant messages are numbered by it. */
   replies: 'replies',
-  /** What the assistant messages before the latest answer showed of each artifact (JSON of a {@link ShownMark}). */
+  /** What the assistant messages before the latest answer showed of each artifact (JSON: per artifact, what was shown of it). */
   shown: 'shown',
 } as const;
 
