@@ -43,6 +43,8 @@ step('tests', 'pnpm', ['exec', 'vitest', 'run']);
 step('bundle size', 'pnpm', ['size']);
 step('initial load', 'node', ['scripts/bundle-shape.mjs', '--check']);
 step('examples', 'pnpm', ['-r', '--filter', './examples/*', 'run', 'check']);
+// The README's demo command as a user runs it: a few lines before the demo, then the demo, passing.
+step('first run', 'node', ['scripts/first-run.mjs']);
 // The test step above ran every test green: the mutants need no baseline of their own.
 step('mutants', 'node', ['scripts/mutants.mjs', '--after-tests']);
 console.log('\n✔ all checks passed');
