@@ -4,6 +4,10 @@ export interface Snippet {
   code: string;
   /** Its fence says ```ts fragment: not checked. */
   fragment: boolean;
+  /** A ```tsx block: a React module, JSX on. */
+  tsx: boolean;
+  /** Its fence says ```ts runnable: scripts/docs-run.mjs runs it too. */
+  runnable?: true;
 }
 export interface Prelude {
   /** The first line of its code in the Markdown (1-based). */
@@ -14,6 +18,8 @@ export interface Prelude {
 export function docFiles(): string[];
 /** The ```ts / ```typescript blocks of one Markdown text and its `<!-- snippet-prelude … -->`; throws on a second prelude or an unclosed one. */
 export function extractSnippets(markdown: string): { snippets: Snippet[]; prelude: Prelude | undefined };
+/** A folder inside the repository (git-ignored) with an app's view of the built workspace packages. */
+export function makeWorkDir(): string;
 /** Type-checks the snippets of the docs (each doc a program of its own) against the built packages. */
 export function checkDocs(
   docs: readonly { file: string; markdown: string }[],

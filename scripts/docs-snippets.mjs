@@ -6,6 +6,8 @@
 //
 // Two markers, both in the Markdown:
 //   ```ts fragment          a block that is not meant to compile (a shape, a line out of context): not checked.
+//   ```ts runnable          a block that also runs (scripts/docs-run.mjs: a doc's runnable blocks in order, one program,
+//                           against the testkit agent).
 //                           For genuine fragments only; a snippet that should compile and does not gets fixed.
 //   <!-- snippet-prelude    what the doc's snippets take as given (a connected `client`, an app's own function),
 //   …TypeScript…            one per doc, anywhere outside a block. It is a module of its own; what it declares
@@ -51,7 +53,7 @@ export function extractSnippets(markdown) {
       const close = new RegExp(`^ {0,3}${fence[0] === '`' ? '`' : '~'}{${fence.length},}\\s*$`);
       for (; j < lines.length && !close.test(lines[j]); j++) code.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j].trimStart());
       if (LANGUAGES.has(words[0]?.toLowerCase())) {
-        snippets.push({ line: i + 2, code: code.join('\n'), fragment: words.slice(1).includes('fragment'), tsx: words[0]?.toLowerCase() === 'tsx' });
+        snippets.push({ line: i + 2, code: code.join('\n'), fragment: words.slice(1).includes('fragment'), tsx: words[0]?.toLowerCase() === 'tsx', ...(words.slice(1).includes('runnable') ? { runnable: true } : {}) });
       }
       i = j;
       continue;
@@ -82,7 +84,7 @@ function compilerOptions() {
 }
 
 /** A folder inside the repository (git-ignored) with an app's view of the workspace packages. */
-function makeWorkDir() {
+export function makeWorkDir() {
   const dir = join(root, '.docs-snippets', `run-${process.pid}-${Date.now().toString(36)}`);
   mkdirSync(join(dir, 'node_modules', '@a2a-tether'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));

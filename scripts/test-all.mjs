@@ -36,6 +36,8 @@ if (!existsSync(CHROMIUM)) {
 step('build', 'node', ['scripts/build.mjs', '--force']);
 step('typecheck', 'pnpm', ['typecheck']);
 step('docs snippets', 'node', ['scripts/docs-snippets.mjs']);
+// The runnable ones (```ts runnable) also run, each doc's as one program, against the testkit agent.
+step('docs run', 'node', ['scripts/docs-run.mjs']);
 // The API reference (TypeDoc, into docs/api/): a broken {@link} or a warning fails it.
 step('API reference', 'pnpm', ['docs:api']);
 step('lint', 'pnpm', ['lint']);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { programOf } from '../../../scripts/docs-run.mjs';
 import { checkDocs, docFiles, extractSnippets } from '../../../scripts/docs-snippets.mjs';
 
 // The docs' snippets compile (scripts/docs-snippets.mjs, a step of `pnpm test`): here the checker itself is
@@ -53,6 +54,38 @@ describe('extracting snippets', () => {
 
   it('finds the docs: README.md, docs/ and docs/design/', () => {
     expect(docFiles()).toEqual(expect.arrayContaining(['README.md', 'docs/getting-started.md', 'docs/design/engine.md']));
+  });
+});
+
+describe('runnable snippets (scripts/docs-run.mjs)', () => {
+  it('a doc\'s runnable blocks are one program: imports hoisted, later blocks scoped, the example agent replaced', () => {
+    const markdown = [
+      `${fence}ts runnable`,
+      "import { connect } from '@a2a-tether/node';",
+      "const client = await connect('https://agent.example');",
+      fence,
+      `${fence}ts`,
+      'const notRun = 1;',
+      fence,
+      `${fence}ts runnable`,
+      "import { connect } from '@a2a-tether/node'; // again",
+      "const result = await client.sendMessage('hi');",
+      fence,
+    ].join('\n');
+    expect(programOf(markdown, 'http://127.0.0.1:9')).toBe(
+      [
+        "import { connect } from '@a2a-tether/node';",
+        '// line 2',
+        "const client = await connect('http://127.0.0.1:9');",
+        '// line 9',
+        '{',
+        "const result = await client.sendMessage('hi');",
+        '}',
+        'process.exit(0);',
+        '',
+      ].join('\n'),
+    );
+    expect(programOf(`${fence}ts\nconst a = 1;\n${fence}`, 'x')).toBeUndefined();
   });
 });
 
