@@ -272,6 +272,20 @@ describe('VoltAgent (v0.3 JSON-RPC, card at its own path)', () => {
     }
   }, 60_000);
 
+  it('send --async (VoltAgent answers once the task is done, whatever blocking says), task get --wait, task cancel of that finished task: the server\'s error by its A2A name', async () => {
+    const sent = await tether(['send', '-a', volt.cardUrl, '--a2a-version', '0.3', '--text', 'slow steps=4 delayMs=10', '--async', '-o', 'json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    const task = JSON.parse(sent.stdout) as { kind: string; id: string; status: { state: string } };
+    expect(task.kind).toBe('task');
+    const got = await tether(['task', 'get', task.id, '-a', volt.cardUrl, '--a2a-version', '0.3', '--wait', '--poll-interval', '200ms', '-o', 'json']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
+    const cancel = await tether(['task', 'cancel', task.id, '-a', volt.cardUrl, '--a2a-version', '0.3', '-o', 'json']);
+    // A finished task cannot be canceled: the agent's error by its A2A name, its code, a hint; exit 1.
+    expect(cancel.code).toBe(1);
+    expect(JSON.parse(cancel.stdout)).toMatchObject({ error: { code: 'TaskNotCancelableError', a2aCode: -32002 } });
+  });
+
   it('card get, and send -o json: the completed task in v0.3 shape', async () => {
     const card = await tether(['card', 'get', '-a', volt.cardUrl, '--a2a-version', '0.3']);
     expect(card.code, card.stderr).toBe(0);
