@@ -50,7 +50,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.mjs', 'packages/cli/bin/*.js'],
+    files: ['scripts/**/*.mjs', 'packages/cli/bin/*.js', 'packages/runtimes/*.mjs', 'packages/runtimes/src/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },
   },
 );

@@ -2,7 +2,8 @@
 // The whole test suite, in the order a failure is cheapest to read:
 // build (tsdown + publint + attw) → typecheck → docs snippets (every ```ts block of the docs compiles
 // against the built packages) → the API reference (TypeDoc, warnings are errors) → lint → vitest (unit, integration, interop, browser; the
-// misbehaving-agent model check and the chaos run are vitest files) → bundle-size
+// misbehaving-agent model check and the chaos run are vitest files) → the runtime smoke (workerd, Deno, Bun,
+// Node 22 and 24) and the core and node suites on Node 22 and 24 → bundle-size
 // budgets (everything the browser package exports; what a web app loads before its first request) →
 // self-checking examples → mutants (each planted engine bug must fail the core tests).
 // Run through pnpm (`npx pnpm@10.34.8 test`), which installs dependencies first.
@@ -42,6 +43,12 @@ step('docs run', 'node', ['scripts/docs-run.mjs']);
 step('API reference', 'pnpm', ['docs:api']);
 step('lint', 'pnpm', ['lint']);
 step('tests', 'pnpm', ['exec', 'vitest', 'run']);
+// Other runtimes (issue 21): the smoke inside workerd (Miniflare), Deno, Bun and Node 22 and 24 — each prints its
+// version; then the core and node suites on Node 22 and 24 (Node binaries from npm packages, through npx).
+step('runtimes', 'node', ['packages/runtimes/run.mjs']);
+for (const node of ['node@22', 'node@24']) {
+  step(`core and node suites on ${node}`, 'npx', ['-y', node, 'node_modules/vitest/vitest.mjs', 'run', '--project', 'core', '--project', 'node']);
+}
 step('bundle size', 'pnpm', ['size']);
 step('initial load', 'node', ['scripts/bundle-shape.mjs', '--check']);
 step('examples', 'pnpm', ['-r', '--filter', './examples/*', 'run', 'check']);
