@@ -28,6 +28,14 @@ const scenarios = {
     }
     ctx.status('completed');
   },
+  // "Forecast the weather in Lisbon": a data artifact, the forecast for the message's last word.
+  Forecast: async (ctx) => {
+    ctx.status('working');
+    const city = ctx.text.split(' ').pop();
+    const days = [{ day: 'mon', rain: false }, { day: 'tue', rain: true }];
+    ctx.artifact({ artifactId: 'forecast', name: 'forecast', parts: [{ kind: 'data', data: { city, tempC: 21, days } }], lastChunk: true });
+    ctx.status('completed');
+  },
 };
 
 /** One program of a doc's runnable blocks (or `undefined` when it has none). */

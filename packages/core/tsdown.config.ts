@@ -6,9 +6,9 @@ import { defineConfig } from 'tsdown';
 const ESM_ONLY = ['jose'];
 
 export default defineConfig({
-  // The root entry (the user API), the `./protocol`, `./orchestrate`, `./signing` and `./workers` subpaths; code they share lands in a
+  // The root entry (the user API), the `./protocol`, `./orchestrate`, `./signing`, `./workers` and `./zod` subpaths; code they share lands in a
   // shared chunk, so an error class is one class whichever entry it came from.
-  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts', orchestrate: 'src/orchestrate-entry.ts', signing: 'src/signing-entry.ts', workers: 'src/workers-entry.ts' },
+  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts', orchestrate: 'src/orchestrate-entry.ts', signing: 'src/signing-entry.ts', workers: 'src/workers-entry.ts', zod: 'src/zod-entry.ts' },
   format: {
     esm: {},
     // onlyBundle: anything else ending up in the CJS bundle fails the build.

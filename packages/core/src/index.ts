@@ -95,6 +95,11 @@ export type { CardCache, CardCacheEntry } from './card/card-cache.js';
 export { TetherError, isTetherError } from './errors/tether-error.js';
 export type { TetherErrorCode, TetherErrorOptions, ErrorContext } from './errors/tether-error.js';
 export { redact } from './errors/redact.js';
+// Types only here: the class and `dataOf` are in ./protocol, so that a web app that never checks data
+// does not load them up front (task.data() loads them on first use).
+export type { DataOfOptions, SchemaMismatchError } from './schema/data-of.js';
+export { isSchemaMismatch } from './schema/is-schema-mismatch.js';
+export type { StandardSchema, SchemaIssue, SchemaOutput, SchemaResult } from './schema/standard-schema.js';
 export type { RedactOptions } from './errors/redact.js';
 export {
   A2AError,

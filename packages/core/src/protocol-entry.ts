@@ -15,3 +15,6 @@ export { negotiate } from './card/negotiate.js';
 export type { NegotiationPreferences } from './card/negotiate.js';
 
 export { parseRetryAfter } from './http/retry-after.js';
+
+// Typed data parts (the root entry has `task.data(schema)`, `isSchemaMismatch` and the types).
+export { dataOf, SchemaMismatchError } from './schema/data-of.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 
 // The ORACLE, not the runtime path: `normalizeCard` checks cards with `card-shape.ts` (decisions.md
-// D15); `protocol/wire-oracle.test.ts` holds that against this schema. Test-only, not published.
+// D15); `protocol/wire-oracle.test.ts` holds that against this schema. Published as `@a2a-tether/core/zod`.
 //
 // Both card shapes at once (a v1 server's compat layer even serves hybrids). Required: a name
 // and a way to reach the agent; everything else is defaulted so a sloppy card still works.

@@ -101,6 +101,11 @@ export type TetherErrorCode =
    * and the call goes on without that plugin's changes. The message names the plugin and the hook.
    */
   | 'PLUGIN_FAILED'
+  /**
+   * An agent's data part did not match the schema it was read with, or there was none
+   * (`handle.data(schema)`, `dataOf`): see `SchemaMismatchError`, which keeps the part and the issues.
+   */
+  | 'SCHEMA_MISMATCH'
   /** The agent answered with an A2A / JSON-RPC error: see {@link A2AError}. */
   | 'A2A_ERROR';
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 
 // The ORACLE, not the runtime path: the decoders check wire objects with the hand-written shapes of
 // `wire-shapes.ts` (decisions.md D15); `wire-oracle.test.ts` holds those against these schemas.
-// Test-only (zod is a devDependency of core; `*.zod.ts` files are not published).
+// Published as `@a2a-tether/core/zod` (src/zod-entry.ts; zod is an optional peer dependency).
 //
 // One tolerant schema per object, covering all three dialects on the wire:
 // v1.0 ProtoJSON, v0.3 JSON-RPC (`kind` discriminators) and v0.3 HTTP+JSON (v0.3 proto JSON).

@@ -9,6 +9,8 @@ import { LazyResult } from './follow-types.js';
 import type { CancelOptions, CancelOutcome, TaskFollower } from './follower.js';
 import type { TaskEvent, TaskView } from './task-event.js';
 import type { TaskWatch } from '../observe/task-watch.js';
+import type { DataOfOptions } from '../schema/data-of.js';
+import type { SchemaOutput, StandardSchema } from '../schema/standard-schema.js';
 
 /**
  * A task being followed. Hold it to read events, wait for the result, answer the agent, cancel,
@@ -103,6 +105,20 @@ export class TaskHandle {
    */
   done(): Promise<Task> {
     return this.final.promise;
+  }
+
+  /**
+   * The value of the agent's data part in the final task, checked by `schema` (any Standard Schema
+   * validator, e.g. a zod 4 schema) and typed by it: the first data part of artifact `options.artifactId`,
+   * or of the first artifact with one (of the message, for a direct message answer). Rejects like
+   * {@link done}, and with a `SchemaMismatchError` (`SCHEMA_MISMATCH`, the part kept whole) when there is no
+   * data part or it does not match.
+   */
+  async data<S extends StandardSchema>(schema: S, options?: DataOfOptions): Promise<SchemaOutput<S>> {
+    const result = await this.result();
+    // Loaded on first use: a web app that never reads data through a schema does not load it up front.
+    const { dataOf } = await import('../schema/data-of.js');
+    return dataOf(result, schema, options);
   }
 
   /** Like {@link done}, but a direct message answer resolves with the message. */

@@ -1,0 +1,73 @@
+import { TetherError } from '../errors/tether-error.js';
+import type { Artifact, DataPart, Message, Part, Task } from '../model/types.js';
+import type { SchemaIssue, SchemaOutput, StandardSchema } from './standard-schema.js';
+
+/** Which data part {@link dataOf} validates. */
+export interface DataOfOptions {
+  /** Only this artifact's data parts (of a task). Default: the first artifact that has a data part. */
+  artifactId?: string | undefined;
+}
+
+/**
+ * An agent's data part that did not match the schema it was read with (code `SCHEMA_MISMATCH`), or no data
+ * part where one was expected (`part` is then undefined). The part is kept whole, as the agent sent it.
+ */
+export class SchemaMismatchError extends TetherError {
+  static override readonly errorName: string = 'SchemaMismatchError';
+  /** The data part as the agent sent it; undefined when there was none. */
+  readonly part: DataPart | undefined;
+  /** The validator's issues (none when there was no data part). */
+  readonly issues: readonly SchemaIssue[];
+  /** The artifact the part came from (of a task). */
+  readonly artifactId: string | undefined;
+
+  constructor(detail: string, part: DataPart | undefined, issues: readonly SchemaIssue[], artifactId: string | undefined, taskId: string | undefined) {
+    super('SCHEMA_MISMATCH', detail, { taskId, isRetryable: false });
+    this.part = part;
+    this.issues = issues;
+    this.artifactId = artifactId;
+  }
+}
+
+function firstData(parts: readonly Part[]): DataPart | undefined {
+  return parts.find((p): p is DataPart => p.kind === 'data');
+}
+
+function where(issue: SchemaIssue): string {
+  const path = (issue.path ?? []).map((k) => String(typeof k === 'object' ? k.key : k)).join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+/**
+ * The value of an agent's data part, checked by `schema` (any Standard Schema validator: a zod 4 schema, for
+ * one) and typed by it. From a task: the first data part of artifact `options.artifactId`, or of the first
+ * artifact with a data part; from a message or an artifact: its first data part.
+ *
+ * @throws {@link SchemaMismatchError} (`SCHEMA_MISMATCH`) when there is no such part or it does not match;
+ * the error keeps the part whole and the validator's issues.
+ */
+export async function dataOf<S extends StandardSchema>(source: Task | Message | Artifact, schema: S, options: DataOfOptions = {}): Promise<SchemaOutput<S>> {
+  const taskId = 'kind' in source && source.kind === 'task' ? source.id : undefined;
+  let part: DataPart | undefined;
+  let artifactId: string | undefined;
+  if ('kind' in source && source.kind === 'task') {
+    for (const artifact of source.artifacts) {
+      if (options.artifactId !== undefined && artifact.artifactId !== options.artifactId) continue;
+      part = firstData(artifact.parts);
+      artifactId = artifact.artifactId;
+      if (part) break;
+    }
+  } else {
+    part = firstData(source.parts);
+    artifactId = 'artifactId' in source ? source.artifactId : undefined;
+  }
+  const of = options.artifactId === undefined ? '' : ` in artifact ${options.artifactId}`;
+  if (!part) throw new SchemaMismatchError(`no data part${of} to check against the schema`, undefined, [], artifactId, taskId);
+  const result = await schema['~standard'].validate(part.data);
+  if (result.issues) {
+    const shown = result.issues.slice(0, 3).map(where).join('; ');
+    const more = result.issues.length > 3 ? ` (+${result.issues.length - 3} more)` : '';
+    throw new SchemaMismatchError(`the data part${artifactId ? ` of artifact ${artifactId}` : ''} does not match the schema: ${shown}${more}`, part, result.issues, artifactId, taskId);
+  }
+  return result.value as SchemaOutput<S>;
+}
