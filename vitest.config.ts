@@ -47,6 +47,10 @@ export default defineConfig({
       },
       {
         extends: true,
+        test: { name: 'runtimes', include: ['packages/runtimes/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: { name: 'ai-sdk', include: ['packages/ai-sdk/{src,test}/**/*.test.ts'] },
       },
       {

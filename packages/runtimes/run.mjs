@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { build, transformSync } from 'esbuild';
 import { exportJWK, FlattenedSign, generateKeyPair } from 'jose';
 import { cardSigningPayload } from '@a2a-tether/core/signing';
-import { startFaultProxy, startTestAgent } from '@a2a-tether/testkit';
+import { startFaultProxy, startTestAgent, startWebSocketAgent } from '@a2a-tether/testkit';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const work = join(here, '.run');
@@ -56,11 +56,13 @@ function reportOf(output) {
   return line === undefined ? undefined : JSON.parse(line.slice('SMOKE '.length));
 }
 
-/** src/smoke.ts as JavaScript beside this package's node_modules, so each runtime resolves @a2a-tether/core itself. */
+/** src/smoke.ts and the WebSocket binding as JavaScript beside this package's node_modules, so each runtime resolves @a2a-tether/core itself. */
 function writeSmokeModule() {
   mkdirSync(work, { recursive: true });
-  const source = transformSync(readSource('src/smoke.ts'), { loader: 'ts', format: 'esm', target: 'es2022' }).code;
-  writeFileSync(join(work, 'smoke.mjs'), source);
+  for (const name of ['smoke', 'websocket-binding']) {
+    const source = transformSync(readSource(`src/${name}.ts`), { loader: 'ts', format: 'esm', target: 'es2022' }).code;
+    writeFileSync(join(work, `${name}.js`), source);
+  }
 }
 
 function readSource(path) {
@@ -72,7 +74,7 @@ function writeEntry(config) {
   const entry = join(work, 'entry.mjs');
   writeFileSync(
     entry,
-    `import { smoke } from './smoke.mjs';\n` +
+    `import { smoke } from './smoke.js';\n` +
       `const report = await smoke(${JSON.stringify(config)});\n` +
       `console.log('SMOKE ' + JSON.stringify(report));\n` +
       `const exit = globalThis.Deno ? globalThis.Deno.exit : globalThis.process.exit;\n` +
@@ -142,13 +144,29 @@ const key = await keyPair('smoke-key');
 const other = await keyPair('other-key');
 const agent = await startTestAgent({ cardOverride: (card) => signCard(card, key) });
 const proxy = await startFaultProxy({ target: agent.origin });
-const config = { agent: agent.url, cutAgent: proxy.url, trustedKey: key.publicJwk, otherKey: other.publicJwk };
+// The same agent behind WebSocket fronts (their cards list a WEBSOCKET interface first, signed again):
+// one as it is, one that cuts each run's first task stream.
+const wsAgent = await startWebSocketAgent({ target: agent.url, cardOverride: (card) => signCard(card, key) });
+const wsCut = await startWebSocketAgent({ target: agent.url });
+const http = {
+  label: 'over HTTP',
+  config: { agent: agent.url, cutAgent: proxy.url, trustedKey: key.publicJwk, otherKey: other.publicJwk },
+  arm: () => proxy.addFault({ kind: 'cut', afterEvents: 3, mode: 'reset', times: 1, match: { sse: true } }),
+  cuts: () => proxy.stats.cuts.reset,
+};
+const websocket = {
+  label: 'over WebSocket (a binding of its own)',
+  config: { agent: wsAgent.url, cutAgent: wsCut.url, trustedKey: key.publicJwk, otherKey: other.publicJwk, binding: 'websocket' },
+  arm: () => wsCut.cutStreams(3, 1),
+  cuts: () => wsCut.cuts,
+};
 const failed = [];
 try {
   writeSmokeModule();
-  for (const name of chosen) {
-    const cutsBefore = proxy.stats.cuts.reset;
-    proxy.addFault({ kind: 'cut', afterEvents: 3, mode: 'reset', times: 1, match: { sse: true } });
+  for (const [name, via] of chosen.flatMap((n) => [[n, http], [n, websocket]])) {
+    const config = via.config;
+    const cutsBefore = via.cuts();
+    via.arm();
     const started = Date.now();
     const { version, result } = name === 'workerd' ? await runWorkerd(config) : await runCli(name, config);
     const report = reportOf(result.stdout);
@@ -157,18 +175,20 @@ try {
     for (const c of report?.checks ?? []) if (!c.ok) problems.push(`${c.name}: ${c.detail}`);
     const expected = name === 'workerd' ? 9 : 7; // workerd adds the Durable Object checks
     if ((report?.checks.length ?? 0) !== expected) problems.push(`${report?.checks.length ?? 0} checks ran, ${expected} expected`);
-    if (proxy.stats.cuts.reset !== cutsBefore + 1) problems.push(`the proxy cut ${proxy.stats.cuts.reset - cutsBefore} streams, 1 expected`);
+    if (via.cuts() !== cutsBefore + 1) problems.push(`${via.cuts() - cutsBefore} streams were cut, 1 expected`);
     if (result.status !== 0 && problems.length === 0) problems.push(`exit ${result.status ?? result.signal}`);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`\n${problems.length === 0 ? '✔' : '✖'} ${name}: ${version}${report ? ` (the smoke saw: ${report.runtime})` : ''}, ${seconds}s`);
+    console.log(`\n${problems.length === 0 ? '✔' : '✖'} ${name} ${via.label}: ${version}${report ? ` (the smoke saw: ${report.runtime})` : ''}, ${seconds}s`);
     for (const c of report?.checks ?? []) console.log(`   ${c.ok ? '✔' : '✖'} ${c.name} (${c.ms} ms): ${c.detail}`);
     if (problems.length > 0) {
-      failed.push(name);
+      failed.push(`${name} ${via.label}`);
       console.log(`   problems: ${problems.join('; ')}`);
       console.log(`   output:\n${result.stdout}${result.stderr}`.split('\n').slice(-30).join('\n   '));
     }
   }
 } finally {
+  await wsAgent.close();
+  await wsCut.close();
   await proxy.close();
   await agent.close();
   rmSync(work, { recursive: true, force: true });
@@ -177,4 +197,4 @@ if (failed.length > 0) {
   console.error(`\n✖ the smoke failed on: ${failed.join(', ')}`);
   process.exit(1);
 }
-console.log(`\n✔ the smoke passed on ${chosen.join(', ')}`);
+console.log(`\n✔ the smoke passed on ${chosen.join(', ')}, over HTTP and over WebSocket`);

@@ -6,6 +6,7 @@ export { connect, connectWithParts } from './client/connect.js';
 export type { EngineParts, LeaseRunner, PushRunner } from './task/follow-context.js';
 export type { ConnectOptions } from './client/connect.js';
 export { A2AClient } from './client/a2a-client.js';
+export type { ReattachOptions } from './task/reattach.js';
 export type {
   CallOptions,
   IdempotentCallOptions,
@@ -14,9 +15,13 @@ export type {
   CancelTaskOptions,
   ListTasksQuery,
   SubscribeOptions,
+  Transport,
 } from './transport/transport.js';
 export { EventStream } from './transport/event-stream.js';
-export type { StreamItem } from './transport/event-feed.js';
+export type { StreamItem, EventFeed } from './transport/event-feed.js';
+// Bindings of your own (`connect(url, { bindings })`); `eventFeed` is in ./protocol beside the codecs.
+export type { CustomBinding, BindingContext } from './transport/custom-binding.js';
+export type { EventFeedOptions } from './transport/iterable-feed.js';
 export { toMessage, randomId } from './model/message-input.js';
 export type { MessageInput } from './model/message-input.js';
 export { DEFAULTS } from './defaults.js';
@@ -121,7 +126,7 @@ export {
 } from './errors/a2a-errors.js';
 export type { A2AErrorOptions } from './errors/a2a-errors.js';
 
-export type { AuthOptions, TokenProvider, TokenRequest, HeaderRequest } from './auth/auth-options.js';
+export type { AuthOptions, OAuth2ClientCredentials, TokenProvider, TokenRequest, HeaderRequest } from './auth/auth-options.js';
 export type {
   TetherPlugin,
   RequestInfo,

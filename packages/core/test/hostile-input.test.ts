@@ -416,7 +416,27 @@ describe('the protocol entry throws nothing but TetherErrors', () => {
     const entry = (await import('../src/protocol-entry.js')) as Record<string, unknown>;
     const functions = Object.entries(entry).filter(([name, value]) => typeof value === 'function' && /^[a-z]/.test(name));
     expect(functions.map(([name]) => name).sort()).toEqual(
-      ['cardCandidates', 'decodeMessage', 'decodeSendResult', 'decodeStreamEvent', 'decodeTask', 'encodeMessage', 'encodeSendParams', 'endsStream', 'majorMinor', 'negotiate', 'normalizeCard', 'parseRetryAfter'],
+      [
+        'cardCandidates',
+        'dataOf',
+        'decodeMessage',
+        'decodePushConfig',
+        'decodePushConfigList',
+        'decodeSendResult',
+        'decodeStreamEvent',
+        'decodeTask',
+        'decodeTaskPage',
+        'encodeMessage',
+        'encodePushConfig',
+        'encodeSendParams',
+        'endsStream',
+        'eventFeed',
+        'majorMinor',
+        'negotiate',
+        'normalizeCard',
+        'parseRetryAfter',
+        'taskPages',
+      ],
     );
     const values: unknown[] = [
       undefined,

@@ -5,6 +5,7 @@
 import { connect, TetherError } from '@a2a-tether/core';
 import type { A2AClient, Task, TaskHandle } from '@a2a-tether/core';
 import { cardVerifier } from '@a2a-tether/core/signing';
+import { webSocketBinding } from './websocket-binding.js';
 
 /** What the host hands the smoke. */
 export interface SmokeConfig {
@@ -16,6 +17,8 @@ export interface SmokeConfig {
   trustedKey: JsonWebKey & { kid: string };
   /** Another public JWK: a verifier that trusts only it must refuse the card. */
   otherKey: JsonWebKey & { kid: string };
+  /** `websocket`: connect with the WebSocket binding (src/websocket-binding.ts), which the agents' cards list first. */
+  binding?: 'websocket' | undefined;
 }
 
 /** One check of the smoke. */
@@ -81,6 +84,9 @@ export async function smoke(config: SmokeConfig): Promise<SmokeReport> {
       checks.push({ name, ok: false, detail, ms: Date.now() - started });
     }
   };
+  // Over WebSocket, every client has the binding; the cards list its interface first.
+  const bindings = config.binding === 'websocket' ? { bindings: [webSocketBinding()] } : {};
+  const expected = config.binding === 'websocket' ? 'WEBSOCKET' : 'JSONRPC';
   let client: A2AClient | undefined;
   const direct = (): A2AClient => {
     if (!client) throw new CheckFailed('no client: connect failed');
@@ -88,14 +94,15 @@ export async function smoke(config: SmokeConfig): Promise<SmokeReport> {
   };
 
   await check('connect, card signature verified', async () => {
-    client = await connect(config.agent, { verifyCard: cardVerifier({ trustedKeys: [config.trustedKey] }) });
+    client = await connect(config.agent, { ...bindings, verifyCard: cardVerifier({ trustedKeys: [config.trustedKey] }) });
     expect(client.card.name.length > 0, 'the card has no name');
+    expect(client.interface.binding === expected, `connected over ${client.interface.binding}, not ${expected}`);
     return `${client.card.name} over ${client.interface.binding} v${client.interface.protocolVersion}`;
   });
 
   await check('a card signed by another key is refused', async () => {
     try {
-      await connect(config.agent, { verifyCard: cardVerifier({ trustedKeys: [config.otherKey] }), cardCache: false });
+      await connect(config.agent, { ...bindings, verifyCard: cardVerifier({ trustedKeys: [config.otherKey] }), cardCache: false });
     } catch (error) {
       expect(error instanceof TetherError && error.code === 'SIGNATURE_INVALID', `refused with ${String(error)}, not SIGNATURE_INVALID`);
       return 'SIGNATURE_INVALID';
@@ -126,7 +133,8 @@ export async function smoke(config: SmokeConfig): Promise<SmokeReport> {
   });
 
   await check('start → done through a cut stream', async () => {
-    const cut = await connect(config.cutAgent);
+    const cut = await connect(config.cutAgent, bindings);
+    expect(cut.interface.binding === expected, `the cut agent is reached over ${cut.interface.binding}`);
     const task = await cut.start('stream updates=3 chunks=6 delayMs=5');
     const seen = await eventsUntil(task, () => false);
     const result = await task.done();

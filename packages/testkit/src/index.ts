@@ -73,3 +73,5 @@ export type {
   TaskStoreContractOptions,
   TaskStoreLike,
 } from './store-contract.js';
+export { startWebSocketAgent } from './websocket/ws-agent.js';
+export type { WebSocketAgent, WebSocketAgentOptions } from './websocket/ws-agent.js';

@@ -1,4 +1,4 @@
-/** The protocol bindings Tether speaks over HTTP. (gRPC and custom bindings are read but not used.) */
+/** The protocol bindings Tether speaks over HTTP, built in. (Others: `connect(url, { bindings })`.) */
 export type Binding = 'JSONRPC' | 'HTTP+JSON';
 
 /** Protocol versions Tether speaks, as `Major.Minor`. */
@@ -17,7 +17,8 @@ export interface AgentInterface {
 
 /** The interface a client talks to, after negotiation. */
 export interface SelectedInterface {
-  binding: Binding;
+  /** `JSONRPC`, `HTTP+JSON`, or the `name` of a binding of your own (`connect(url, { bindings })`), upper-cased. */
+  binding: Binding | (string & {});
   protocolVersion: ProtocolVersion;
   url: string;
   tenant?: string | undefined;

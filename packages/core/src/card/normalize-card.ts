@@ -231,6 +231,23 @@ export function checkExtendedCard(card: AgentCard): void {
 }
 
 /**
+ * Extensions the card marks `required` that the client does not activate (`connect(url, { extensions })`):
+ * `EXTENSION_REQUIRED` naming them, before any request (the agent would refuse every call with
+ * ExtensionSupportRequiredError). In the reader's chunk, like {@link checkExtendedCard}.
+ */
+export function checkExtensions(card: AgentCard, activated: readonly string[]): void {
+  const missing = card.capabilities.extensions.filter((e) => e.required && !activated.includes(e.uri)).map((e) => e.uri);
+  if (missing.length === 0) return;
+  const shown = missing.slice(0, 5).map((uri) => (uri.length > 120 ? `${uri.slice(0, 120)}…` : uri));
+  if (missing.length > 5) shown.push(`${missing.length - 5} more`);
+  throw new TetherError(
+    'EXTENSION_REQUIRED',
+    `agent "${card.name.slice(0, 120)}" requires extension(s) this client does not activate: ${shown.join(', ')}. Support them, then pass connect(url, { extensions: [...] })`,
+    { operation: 'connect', maybeDelivered: false },
+  );
+}
+
+/**
  * A card given to `connect()`, normalized: a card {@link normalizeCard} returned (edits included) is
  * used as it is; anything else is checked, a card that only has a normalized card's shape (it went
  * through JSON, or somebody wrote it) from its `raw` form.

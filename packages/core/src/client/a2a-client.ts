@@ -19,6 +19,7 @@ import type {
   SubscribeOptions,
   Transport,
 } from '../transport/transport.js';
+import type { CustomBinding } from '../transport/custom-binding.js';
 import type { TransportContext } from '../transport/transport-context.js';
 import { toMessage, type MessageInput } from '../model/message-input.js';
 import type { ResilienceOptions } from '../defaults.js';
@@ -30,6 +31,7 @@ import type { NetworkSignals, TaskCoordinator } from '../task/coordinator.js';
 import { taskEngine, type Engine } from '../task/load-engine.js';
 import type { ResumeOptions, StartOptions } from '../task/start-task.js';
 import type { TaskHandle } from '../task/task-handle.js';
+import type { ReattachOptions } from '../task/reattach.js';
 import type { Scheduler } from '../util/scheduler.js';
 import { retryUnary } from './retry-unary.js';
 import type { LifecycleListener, Watch } from '../observe/watch.js';
@@ -50,6 +52,8 @@ export interface A2AClientInit {
   /** Names of the query parameters that carry credentials (see `A2AClient.credentialsInQuery`). */
   credentialsInQuery: string[];
   extensions: string[];
+  /** The caller's own bindings (`connect(url, { bindings })`). */
+  custom?: readonly CustomBinding[] | undefined;
   maxEventSize: number;
   newId: () => string;
   /** Default retries of the idempotent unary calls. */
@@ -78,6 +82,7 @@ function transportContext(init: Omit<A2AClientInit, 'transport'>, index: number)
     iface: init.candidates[index] as SelectedInterface,
     extensions: init.extensions,
     maxEventSize: init.maxEventSize,
+    custom: init.custom,
   };
 }
 
@@ -309,9 +314,21 @@ export class A2AClient {
     return this.runIdempotent('GetTask', options, (t, o) => t.getTask(taskId, o?.historyLength, o));
   }
 
-  /** Lists tasks visible to the caller, newest first (v1.0 agents only; v0.3 has no ListTasks). */
+  /**
+   * Lists tasks visible to the caller, newest first (v1.0 agents only; v0.3 has no ListTasks): one page.
+   * Every page: `taskPages(client, query)` of `@a2a-tether/core/protocol`.
+   */
   listTasks(query: ListTasksQuery = {}, options?: IdempotentCallOptions): Promise<TaskPage> {
     return this.runIdempotent('ListTasks', options, (t, o) => t.listTasks(query, o));
+  }
+
+  /**
+   * Finds this agent's unfinished tasks of a conversation (`ListTasks` by `contextId`, every page; `since` a
+   * time) and follows each again, as `resume()` does — for when the local store is gone. Tasks this client
+   * follows already are skipped. v1.0 agents only (`UNSUPPORTED_OPERATION` on v0.3).
+   */
+  reattach(options: ReattachOptions): Promise<TaskHandle[]> {
+    return this.withEngine((engine) => engine.reattach(this.followContext(engine), options));
   }
 
   /**

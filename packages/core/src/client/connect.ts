@@ -20,6 +20,7 @@ import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { FetchLike } from '../http/fetch-like.js';
 import { HttpClient } from '../http/http-client.js';
+import type { CustomBinding } from '../transport/custom-binding.js';
 import { openClient, type A2AClient } from './a2a-client.js';
 import { randomId } from '../model/message-input.js';
 import { checkMaxRetries, retryUnary } from './retry-unary.js';
@@ -64,8 +65,17 @@ export interface ConnectOptions extends NegotiationPreferences {
    * off, unless `TETHER_DEBUG=1` (or `localStorage.tetherDebug` in a page) turns on `console`.
    */
   log?: Logger | undefined;
-  /** Extension URIs to activate on every call. */
+  /**
+   * Extension URIs to activate on every call (sent in `A2A-Extensions`, v0.3 `X-A2A-Extensions`). Every
+   * extension the card marks `required` must be here: otherwise `connect()` rejects with `EXTENSION_REQUIRED`
+   * naming them, before any A2A request.
+   */
   extensions?: string[] | undefined;
+  /**
+   * Protocol bindings of your own (WebSocket, …), used for the card's interfaces whose `protocolBinding`
+   * is their `name`, negotiated with the built-in JSON-RPC and HTTP+JSON (docs/bindings.md).
+   */
+  bindings?: readonly CustomBinding[] | undefined;
   /** Default time limit of calls (see {@link DEFAULTS}.timeoutMs); for retried calls, of each attempt. */
   timeoutMs?: number | undefined;
   /**
@@ -160,6 +170,11 @@ function checkParts(parts: EngineParts, options: ConnectOptions): void {
       maybeDelivered: false,
     });
   }
+  if (options.auth?.oauth2 && !options.auth.bearer && !parts.oauth2) {
+    throw new TetherError('INVALID_ARGUMENT', 'connect: auth.oauth2 is for servers (no client secret in a web page): pass auth.bearer', {
+      maybeDelivered: false,
+    });
+  }
   if (options.store && canLease(options.store) && !parts.lease) {
     throw new TetherError('INVALID_ARGUMENT', 'connect: a store that leases tasks (shared by several processes) needs the engine\'s lease part, which this connect leaves out (the browser package, or connectWithParts without parts.lease): use connect() from @a2a-tether/node or @a2a-tether/core', {
       maybeDelivered: false,
@@ -215,7 +230,7 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
   const log = options.log ?? debugLogger();
   const scheduler = options.scheduler ?? realScheduler;
   const now = options.now ?? (() => scheduler.now());
-  const auth = options.auth ?? {};
+  let auth: AuthOptions = options.auth ?? {};
   const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
@@ -273,12 +288,16 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
 
   if (options.verifyCard) card = await verifiedCard(options.verifyCard, card, { url: cardUrl, signal: options.signal });
 
-  const candidates = negotiate(card, options);
+  const candidates = negotiate(card, options, options.bindings);
+  (await cardReader.get()).checkExtensions(card, options.extensions ?? []);
   log?.info?.(
     `[tether] ${redact(`agent "${card.name}" (${cardUrl}): ${candidates.map((c) => `${c.binding} v${c.protocolVersion} ${c.url}`).join(', then ')} — the card's interfaces this client speaks, in the order of your preferences`)}`,
   );
   // The caller vouched for the origin it named, not for wherever a redirect of the card request led (G7).
   const origin = base.origin;
+  if (auth.oauth2 && auth.bearer === undefined && parts.oauth2) {
+    auth = { ...auth, bearer: parts.oauth2({ options: auth.oauth2, card, allowedOrigins: [origin, ...(auth.origins ?? []).map((o) => new URL(o).origin)], fetch, now }) };
+  }
   const credentials = new CredentialStore(planCredentials(auth, card.securitySchemes, card.securityRequirements), auth, origin);
   const http = new HttpClient({
     fetch,
@@ -300,6 +319,7 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
     http,
     credentialsInQuery: credentials.queryNames,
     extensions: options.extensions ?? [],
+    custom: options.bindings,
     maxEventSize: options.maxEventSize ?? DEFAULTS.maxEventSize,
     newId: options.newId ?? randomId,
     maxRetries,

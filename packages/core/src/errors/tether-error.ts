@@ -97,6 +97,11 @@ export type TetherErrorCode =
   /** A plugin's `onRequest` refused the request (`connect(url, { plugins })`): nothing was sent. */
   | 'PLUGIN_REFUSED'
   /**
+   * The card marks an extension `required` that this client does not activate (`connect(url, { extensions })`):
+   * `connect()` refuses before any A2A request. The message names the extension URIs.
+   */
+  | 'EXTENSION_REQUIRED'
+  /**
    * A plugin's hook threw. Never thrown to the caller: reported as a `plugin-failed` lifecycle event,
    * and the call goes on without that plugin's changes. The message names the plugin and the hook.
    */
@@ -152,6 +157,7 @@ const LOCAL_CODES: ReadonlySet<TetherErrorCode> = new Set([
   'NO_COMPATIBLE_INTERFACE',
   'ADDRESS_NOT_ALLOWED',
   'PLUGIN_REFUSED',
+  'EXTENSION_REQUIRED',
 ]);
 
 function defaultRetryable(code: TetherErrorCode, status: number | undefined): boolean {

@@ -119,7 +119,8 @@ function isJsonType(contentType: string): boolean {
  * and every failure turned into a typed error naming the operation, method, URL and status.
  */
 export class HttpClient {
-  constructor(private readonly options: HttpClientOptions) {}
+  /** @internal Its options (a binding of the caller's own reads the headers and credentials). */
+  constructor(readonly options: HttpClientOptions) {}
 
   /** Sends and returns the parsed JSON body of a 2xx answer (`undefined` for an empty body). */
   async json(request: HttpRequest): Promise<JsonAnswer> {

@@ -1,3 +1,5 @@
+import { TetherError } from '../errors/tether-error.js';
+import { isObject } from '../util/is-object.js';
 import type { Message, PushNotificationConfig } from '../model/types.js';
 import { checkDialect, type Dialect } from './dialect.js';
 import { checkSendParams, type Encoder, type Json, type SendParams } from './encoder.js';
@@ -24,6 +26,7 @@ export function encodeSendParams(params: SendParams, dialect: Dialect): Json {
 
 /** Writes a push-config creation request body/params in the given dialect. */
 export function encodePushConfig(config: PushNotificationConfig, dialect: Dialect): Json {
+  if (!isObject(config) || typeof config.url !== 'string') throw new TetherError('INVALID_ARGUMENT', 'encodePushConfig: not a push config (an object with a url)');
   checkDialect(dialect, 'encodePushConfig');
   return ENCODERS[dialect].pushConfig(config);
 }

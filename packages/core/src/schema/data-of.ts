@@ -30,7 +30,7 @@ export class SchemaMismatchError extends TetherError {
 }
 
 function firstData(parts: readonly Part[]): DataPart | undefined {
-  return parts.find((p): p is DataPart => p.kind === 'data');
+  return parts.find((p): p is DataPart => typeof p === 'object' && p !== null && p.kind === 'data');
 }
 
 function where(issue: SchemaIssue): string {
@@ -47,18 +47,25 @@ function where(issue: SchemaIssue): string {
  * the error keeps the part whole and the validator's issues.
  */
 export async function dataOf<S extends StandardSchema>(source: Task | Message | Artifact, schema: S, options: DataOfOptions = {}): Promise<SchemaOutput<S>> {
-  const taskId = 'kind' in source && source.kind === 'task' ? source.id : undefined;
+  const isTask = typeof source === 'object' && source !== null && (source as Task).kind === 'task' && Array.isArray((source as Task).artifacts);
+  if (!isTask && !Array.isArray((source as Message | null)?.parts)) throw new TetherError('INVALID_ARGUMENT', 'dataOf: not a task, a message or an artifact', { maybeDelivered: false });
+  if (typeof (schema as Partial<StandardSchema> | null)?.['~standard']?.validate !== 'function') {
+    throw new TetherError('INVALID_ARGUMENT', 'dataOf: the schema is not a Standard Schema (no ~standard.validate): zod 4, Valibot, ArkType … are', { maybeDelivered: false });
+  }
+  if (typeof options !== 'object' || options === null) options = {};
+  const taskId = isTask ? (source as Task).id : undefined;
   let part: DataPart | undefined;
   let artifactId: string | undefined;
-  if ('kind' in source && source.kind === 'task') {
-    for (const artifact of source.artifacts) {
+  if (isTask) {
+    for (const artifact of (source as Task).artifacts) {
+      if (typeof artifact !== 'object' || artifact === null || !Array.isArray(artifact.parts)) continue;
       if (options.artifactId !== undefined && artifact.artifactId !== options.artifactId) continue;
       part = firstData(artifact.parts);
       artifactId = artifact.artifactId;
       if (part) break;
     }
   } else {
-    part = firstData(source.parts);
+    part = firstData((source as Message).parts);
     artifactId = 'artifactId' in source ? source.artifactId : undefined;
   }
   const of = options.artifactId === undefined ? '' : ` in artifact ${options.artifactId}`;

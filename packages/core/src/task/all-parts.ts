@@ -6,4 +6,6 @@ import { PushWaiter, rearmPush } from './push-waiter.js';
 export const ALL_PARTS: EngineParts = {
   push: { runner: (delivery, scheduler, newId) => new PushWaiter(delivery, scheduler, newId), rearm: rearmPush },
   lease: (lease, askedAt, scheduler, lost) => new LeaseKeeper(lease, askedAt, scheduler, lost),
+  // The grant's code is loaded on the first request that needs a token.
+  oauth2: (setup) => (request) => import('../auth/client-credentials.js').then((m) => m.bearerFor(setup, request)),
 };

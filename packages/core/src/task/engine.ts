@@ -6,3 +6,4 @@ export { startTask, resumeTask } from './start-task.js';
 export { listRecords, watchRecords } from './records.js';
 export { Observers } from '../observe/observers.js';
 export { logPlugin, warnRootCard } from '../observe/log-plugin.js';
+export { reattach } from './reattach.js';

@@ -1,3 +1,5 @@
+import type { ClientCredentialsSetup } from '../auth/client-credentials.js';
+import type { TokenRequest } from '../auth/auth-options.js';
 import type { Message, PushNotificationConfig, SendResult, Task, TaskPage } from '../model/types.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { EventFeed } from '../transport/event-feed.js';
@@ -149,4 +151,9 @@ export interface EngineParts {
     | undefined;
   /** Keeps a task's lease (renewals, the local deadline) while the task is driven; `lost` is called once if it is lost. */
   lease?: ((lease: StoreLease, askedAt: number, scheduler: Scheduler, lost: (why: string) => void) => LeaseRunner) | undefined;
+  /**
+   * The OAuth 2.0 client-credentials grant (`auth.oauth2`): a bearer token provider for the setup. Servers
+   * only: a client secret does not belong in a web page, so the browser package leaves it out.
+   */
+  oauth2?: ((setup: ClientCredentialsSetup) => (request: TokenRequest) => Promise<string>) | undefined;
 }

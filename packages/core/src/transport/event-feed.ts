@@ -20,6 +20,54 @@ export interface FeedIdentity {
 }
 
 /**
+ * An open stream of one task's events, read in batches: what a binding's `openStream` and
+ * `openSubscription` return, and what the client and the task engine read. The SSE bindings implement it
+ * over an HTTP response; a binding of your own gets one from `eventFeed()` over its events.
+ */
+export interface EventFeed {
+  /** Events delivered so far. */
+  readonly count: number;
+  /**
+   * An event so far lets the stream end (a message reply, a terminal or interrupted state, v0.3 `final`):
+   * an end of the stream before that is premature (the engine resumes the task).
+   */
+  readonly complete: boolean;
+  /** The task the events belong to (known up front, or learned from the first event). */
+  readonly taskId: string | undefined;
+  readonly contextId: string | undefined;
+  /**
+   * The next events (never an empty array), or `null` once the stream ended. Throws the typed error that
+   * ended the stream (`NETWORK` for a broken connection, the agent's `A2AError`, `PROTOCOL_VIOLATION` …).
+   */
+  read(): Promise<StreamItem[] | null>;
+  /** Stops reading and closes the connection; a pending `read()` ends with `ABORTED`. */
+  close(): void;
+  /** Where this stream is, for errors. */
+  errorContext(): ErrorContext;
+}
+
+/**
+ * Holds every event of a stream to its task and context (learned from the first event when not known up
+ * front): an event of another task or context is a `PROTOCOL_VIOLATION`.
+ */
+export function checkIdentity(feed: { taskId: string | undefined; contextId: string | undefined; errorContext(): ErrorContext }, event: StreamEvent): void {
+  const taskId = event.kind === 'task' ? event.id : event.taskId;
+  if (taskId !== undefined && taskId !== '') {
+    if (feed.taskId === undefined) feed.taskId = taskId;
+    else if (taskId !== feed.taskId) {
+      throw new TetherError('PROTOCOL_VIOLATION', `an event of task ${JSON.stringify(taskId)} arrived on the stream of task ${JSON.stringify(feed.taskId)}`, feed.errorContext());
+    }
+  }
+  const contextId = event.contextId;
+  if (contextId !== undefined && contextId !== '') {
+    if (feed.contextId === undefined) feed.contextId = contextId;
+    else if (contextId !== feed.contextId) {
+      throw new TetherError('PROTOCOL_VIOLATION', `an event of context ${JSON.stringify(contextId)} arrived on the stream of context ${JSON.stringify(feed.contextId)}`, feed.errorContext());
+    }
+  }
+}
+
+/**
  * One open SSE response, read in batches: each {@link read} takes one network chunk and returns
  * every event it completed, decoded, with its SSE id. Everything between the socket and the
  * caller happens synchronously inside that call (SSE framing, JSON, unwrap, decode, identity check).
@@ -29,7 +77,7 @@ export interface FeedIdentity {
  * lose what came before them: the events decoded before a bad frame are returned first, and the
  * error is thrown by the next `read()`.
  */
-export class EventFeed {
+export class SseEventFeed implements EventFeed {
   /** Events delivered so far. */
   count = 0;
   /**
@@ -107,7 +155,7 @@ export class EventFeed {
     for (const frame of frames) {
       try {
         const event = this.decoder.decode(frame, this.count + 1, this.context);
-        this.checkIdentity(event);
+        checkIdentity(this, event);
         this.count++;
         if (endsStream(event)) this.complete = true;
         items.push({ event, id: frame.id });
@@ -118,27 +166,6 @@ export class EventFeed {
       }
     }
     return items;
-  }
-
-  private checkIdentity(event: StreamEvent): void {
-    const taskId = event.kind === 'task' ? event.id : event.taskId;
-    if (taskId !== undefined && taskId !== '') {
-      if (this.taskId === undefined) this.taskId = taskId;
-      else if (taskId !== this.taskId) {
-        throw new TetherError('PROTOCOL_VIOLATION', `an event of task ${JSON.stringify(taskId)} arrived on the stream of task ${JSON.stringify(this.taskId)}`, this.errorContext());
-      }
-    }
-    const contextId = event.contextId;
-    if (contextId !== undefined && contextId !== '') {
-      if (this.contextId === undefined) this.contextId = contextId;
-      else if (contextId !== this.contextId) {
-        throw new TetherError(
-          'PROTOCOL_VIOLATION',
-          `an event of context ${JSON.stringify(contextId)} arrived on the stream of context ${JSON.stringify(this.contextId)}`,
-          this.errorContext(),
-        );
-      }
-    }
   }
 
   private aborted(): TetherError {

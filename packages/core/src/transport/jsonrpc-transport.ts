@@ -16,7 +16,7 @@ import type { Dialect } from '../protocol/dialect.js';
 import type { Encoder, SendParams } from '../protocol/encoder.js';
 import { checkId } from './check-id.js';
 import { decodeOrThrow } from './decode-or-throw.js';
-import { EventFeed } from './event-feed.js';
+import { SseEventFeed, type EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, quoteValue, streamError, type FrameDecoder } from './frame.js';
 import { isObject } from '../util/is-object.js';
 import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
@@ -234,7 +234,7 @@ export class JsonRpcTransport implements Transport {
       messageId,
       trace: options?.traceContext,
     });
-    return new EventFeed(open, new JsonRpcFrameDecoder(id, this.dialect, open.secrets), this.context.maxEventSize, { taskId });
+    return new SseEventFeed(open, new JsonRpcFrameDecoder(id, this.dialect, open.secrets), this.context.maxEventSize, { taskId });
   }
 
   async sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {

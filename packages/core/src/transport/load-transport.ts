@@ -28,9 +28,12 @@ function loadEncoder(context: TransportContext): Promise<Encoder> {
  */
 export async function loadTransport(context: TransportContext): Promise<Transport> {
   const { binding, protocolVersion } = context.iface;
+  const own = context.custom?.find((b) => b.name.toUpperCase() === binding);
+  // Loaded only when a binding of the caller's own is used.
+  if (own) return import('./custom-transport.js').then((m) => m.createCustom(own, context));
   let loaded: [TransportClass, Encoder];
   try {
-    loaded = await Promise.all([loadBinding(binding), loadEncoder(context)]);
+    loaded = await Promise.all([loadBinding(binding as Binding), loadEncoder(context)]);
   } catch (error) {
     throw new TetherError('NETWORK', `could not load Tether's code for ${binding} v${protocolVersion}: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

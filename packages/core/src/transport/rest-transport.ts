@@ -15,7 +15,7 @@ import type { Dialect } from '../protocol/dialect.js';
 import type { Encoder, SendParams } from '../protocol/encoder.js';
 import { checkId, type IdKind } from './check-id.js';
 import { decodeOrThrow } from './decode-or-throw.js';
-import { EventFeed } from './event-feed.js';
+import { SseEventFeed, type EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
 import { isObject } from '../util/is-object.js';
 import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
@@ -105,7 +105,7 @@ export class RestTransport implements Transport {
   }
 
   private async feed(open: OpenResponse, taskId: string | undefined): Promise<EventFeed> {
-    return new EventFeed(open, new RestFrameDecoder(this.dialect, open.secrets), this.context.maxEventSize, { taskId });
+    return new SseEventFeed(open, new RestFrameDecoder(this.dialect, open.secrets), this.context.maxEventSize, { taskId });
   }
 
   private sse(request: HttpRequest): HttpRequest {

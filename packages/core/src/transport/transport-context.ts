@@ -1,6 +1,7 @@
 import type { SelectedInterface } from '../card/card-types.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Dialect } from '../protocol/dialect.js';
+import type { CustomBinding } from './custom-binding.js';
 import type { CallOptions } from './transport.js';
 
 /** What a binding needs to talk to one interface. */
@@ -10,6 +11,8 @@ export interface TransportContext {
   /** Extension URIs activated on every call. */
   extensions: string[];
   maxEventSize: number;
+  /** The caller's own bindings (`connect(url, { bindings })`). */
+  custom?: readonly CustomBinding[] | undefined;
 }
 
 /** The protocol headers of a call: version (v1.0 only), extensions (per version), then the caller's. */

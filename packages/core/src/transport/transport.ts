@@ -85,9 +85,14 @@ export interface SubscribeOptions extends CallOptions {
   lastEventId?: string | undefined;
 }
 
-/** A binding (JSON-RPC or HTTP+JSON) speaking one protocol version, in normalized terms. */
+/**
+ * A binding speaking one protocol version to one interface, in normalized terms: the built-in JSON-RPC and
+ * HTTP+JSON, or one of your own (`CustomBinding`). Every method takes and returns the normalized model;
+ * failures are `TetherError`s.
+ */
 export interface Transport {
-  readonly binding: Binding;
+  /** `JSONRPC`, `HTTP+JSON`, or your binding's name. */
+  readonly binding: Binding | (string & {});
   readonly protocolVersion: ProtocolVersion;
   readonly url: string;
   sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult>;
