@@ -51,7 +51,8 @@ for (const node of ['node@22', 'node@24']) {
 }
 step('bundle size', 'pnpm', ['size']);
 step('initial load', 'node', ['scripts/bundle-shape.mjs', '--check']);
-step('examples', 'pnpm', ['-r', '--filter', './examples/*', 'run', 'check']);
+// --loglevel=info: .npmrc's warn level would hide each example's own output under `pnpm -r` (a failure then said nothing).
+step('examples', 'pnpm', ['--loglevel=info', '-r', '--filter', './examples/*', 'run', 'check']);
 // The README's demo command as a user runs it: a few lines before the demo, then the demo, passing.
 step('first run', 'node', ['scripts/first-run.mjs']);
 // The test step above ran every test green: the mutants need no baseline of their own.
