@@ -22,6 +22,13 @@ export { parseRetryAfter } from './http/retry-after.js';
 // Typed data parts (the root entry has `task.data(schema)`, `isSchemaMismatch` and the types).
 export { dataOf, SchemaMismatchError } from './schema/data-of.js';
 
+// A2A v1.1 draft: what an agent's TaskGenerationMismatchError (-32010) says (here, not in the main entry, for bundle size).
+export { generationMismatch } from './errors/generation-mismatch.js';
+export type { GenerationMismatch } from './errors/generation-mismatch.js';
+
 // Every page of ListTasks (v1.0).
 export { taskPages } from './client/task-pages.js';
 export type { ListsTasks } from './client/task-pages.js';
+
+// The A2A error code of a `google.rpc.ErrorInfo` reason (for bindings that carry errors as ErrorInfo, e.g. gRPC).
+export { a2aCodeForReason } from './errors/a2a-errors.js';

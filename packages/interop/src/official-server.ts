@@ -7,6 +7,8 @@ export interface OfficialServer {
   readonly jsonRpcUrl: string;
   /** The REST base; v1 paths hang off it directly, v0.3 paths under `/v1/…`. */
   readonly restUrl: string;
+  /** `127.0.0.1:<port>` of the gRPC service, when the server runs one. */
+  readonly grpcTarget?: string | undefined;
   /** How many user messages reached the agent executor (for "received exactly once" tests). */
   readonly executions: number;
   /** The messageId of every user message the executor received, in arrival order. */

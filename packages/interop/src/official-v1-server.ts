@@ -10,6 +10,8 @@ import {
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
+import * as grpc from '@grpc/grpc-js';
 import { listenOnLoopback } from './listen-loopback.js';
 import { ExecutionLog } from './official-server.js';
 import type { OfficialServer } from './official-server.js';
@@ -31,12 +33,19 @@ export interface OfficialV1ServerOptions {
   readonly cardSigner?: AgentCardSignatureGenerator | undefined;
   /** Express middleware run before the A2A handlers of `/a2a` (to watch requests as the agent sees them). */
   readonly watch?: express.RequestHandler | undefined;
+  /**
+   * Also serve the SDK's gRPC service (`@a2a-js/sdk/server/grpc`) on 127.0.0.1, listed first on the card as
+   * `GRPC` 1.0. `advertise(port)` gives the interface's `url` (default `127.0.0.1:<port>`): a test can put a
+   * fault proxy in front of it.
+   */
+  readonly grpc?: boolean | { advertise?: (port: number) => string | Promise<string> } | undefined;
 }
 
 const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
 
-function buildCard(jsonRpcUrl: string, restUrl: string, options: OfficialV1ServerOptions): AgentCard {
+function buildCard(jsonRpcUrl: string, restUrl: string, options: OfficialV1ServerOptions, grpcUrl?: string): AgentCard {
   const interfaces: AgentInterface[] = [
+    ...(grpcUrl === undefined ? [] : [{ url: grpcUrl, protocolBinding: 'GRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }]),
     { url: jsonRpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
     { url: restUrl, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
   ];
@@ -102,7 +111,13 @@ export async function startOfficialV1Server(options: OfficialV1ServerOptions = {
   const listener = await listenOnLoopback(app);
   const jsonRpcUrl = `${listener.origin}/a2a/jsonrpc`;
   const restUrl = `${listener.origin}/a2a/rest`;
-  const card = buildCard(jsonRpcUrl, restUrl, options);
+  const grpcServer = options.grpc ? new grpc.Server() : undefined;
+  const grpcPort = grpcServer
+    ? await new Promise<number>((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))))
+    : undefined;
+  const advertise = typeof options.grpc === 'object' ? options.grpc.advertise : undefined;
+  const grpcUrl = grpcPort === undefined ? undefined : advertise ? await advertise(grpcPort) : `127.0.0.1:${grpcPort}`;
+  const card = buildCard(jsonRpcUrl, restUrl, options, grpcUrl);
 
   const runner = new ScenarioRunner();
   const log = new ExecutionLog();
@@ -129,12 +144,15 @@ export async function startOfficialV1Server(options: OfficialV1ServerOptions = {
   if (options.watch) app.use('/a2a', options.watch);
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder, legacyCompat }));
+  grpcServer?.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication }));
+
 
   return {
     cardUrl: `${listener.origin}/${AGENT_CARD_PATH}`,
     origin: listener.origin,
     jsonRpcUrl,
     restUrl,
+    grpcTarget: grpcPort === undefined ? undefined : `127.0.0.1:${grpcPort}`,
     get executions() {
       return log.count;
     },
@@ -143,6 +161,7 @@ export async function startOfficialV1Server(options: OfficialV1ServerOptions = {
     },
     async close() {
       runner.close();
+      grpcServer?.forceShutdown();
       await listener.close();
     },
   };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allChaosTargets, formatChaosReport, quietOfficialServers, replayCommand, runChaos } from '../src/chaos/index.js';
+import { allChaosTargets, formatChaosReport, quietOfficialServers, replayCommand, runChaos, runGrpcChaos } from '../src/chaos/index.js';
 import type { ChaosReport, ChaosTaskRecord } from '../src/chaos/index.js';
 
 // The CI-sized seeded chaos run: ≥ 2,000 injected cuts (SSE resets and clean ends, mid-event and
@@ -103,5 +103,17 @@ describe('seeded chaos against the task engine', () => {
     const again = compareRuns([chosen as ChaosTaskRecord], replay.tasks);
     expect(again.differences).toEqual([]);
     expect(again.faults).toBeGreaterThanOrEqual(1);
+  }, 150_000);
+});
+
+describe('seeded chaos over gRPC', () => {
+  it('200 connection resets mid-stream (official gRPC server, TCP proxy): every task ends exactly as the agent has it, no message twice', async () => {
+    const report = await runGrpcChaos({ cuts: 200, seed: SEED });
+    console.info(`gRPC chaos (seed ${SEED}): ${report.tasks} tasks, ${report.cuts} resets, ${report.resumed} tasks resumed, ${report.connections} connections`);
+    expect(report.failures, JSON.stringify(report.failures.slice(0, 3), null, 2)).toEqual([]);
+    expect(report.cuts).toBeGreaterThanOrEqual(200);
+    // The resets hit streams, and the engine resumed them rather than surfacing them.
+    expect(report.resumed).toBeGreaterThan(report.tasks / 10);
+    expect(report.duplicateExecutions).toBe(0);
   }, 150_000);
 });

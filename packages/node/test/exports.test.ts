@@ -2,7 +2,7 @@
 // re-export them whole, plus their own `connect`. Checked on the sources, then on what users get:
 // the built JS (ESM and CJS, in a plain Node process) and the built type declarations.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as core from '@a2a-tether/core';
@@ -217,6 +217,25 @@ describe('public surface (built)', () => {
     for (const file of [DIST.nodeEsm, DIST.nodeCjs]) expect(readFileSync(file, 'utf8'), file).not.toMatch(loadsRedis);
     expect(readFileSync(`${packages}node/dist/redis.js`, 'utf8')).toMatch(loadsRedis);
     expect(readFileSync(`${packages}node/dist/redis.cjs`, 'utf8')).toMatch(loadsRedis);
+  });
+
+  it('only the ./grpc subpath loads @grpc/grpc-js and @bufbuild/protobuf (optional peers), never the root entry', () => {
+    const loadsGrpc = /(?:from\s*|import\(\s*|require\(\s*)["']@grpc\/grpc-js["']/;
+    const loadsProtobuf = /(?:from\s*|import\(\s*|require\(\s*)["']@bufbuild\/protobuf(?:\/[a-z]+)?["']/;
+    for (const file of [DIST.nodeEsm, DIST.nodeCjs]) {
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(loadsGrpc);
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(loadsProtobuf);
+    }
+    // Nor through a shared chunk: no other built file loads the gRPC entry (a bundler may host its helpers
+    // in whichever entry comes first, and `require('@a2a-tether/node')` would then need @grpc/grpc-js).
+    const loadsGrpcEntry = /["']\.\/grpc\.c?js["']/;
+    for (const file of readdirSync(`${packages}node/dist`).filter((f) => /\.c?js$/.test(f) && !f.startsWith('grpc.'))) {
+      expect(readFileSync(`${packages}node/dist/${file}`, 'utf8'), file).not.toMatch(loadsGrpcEntry);
+    }
+    for (const file of ['grpc.js', 'grpc.cjs']) {
+      expect(readFileSync(`${packages}node/dist/${file}`, 'utf8')).toMatch(loadsGrpc);
+      expect(readFileSync(`${packages}node/dist/${file}`, 'utf8')).toMatch(loadsProtobuf);
+    }
   });
 
   it('the built ESM and CJS of node and browser re-export core, with their own connect', async () => {

@@ -75,6 +75,25 @@ describe('a WebSocket binding through the public interface', () => {
 });
 
 describe('negotiating bindings of your own', () => {
+  it('a binding that asks for the headers of something that is not a URL gets a typed error', async () => {
+    const own: CustomBinding = {
+      name: 'WEBSOCKET',
+      async create(context) {
+        const transport = await ws().create(context);
+        return Object.assign(Object.create(transport) as typeof transport, {
+          sendMessage: async () => {
+            await context.headers('127.0.0.1:9');
+            throw new Error('unreachable');
+          },
+        });
+      },
+    };
+    const client = await connect(front.url, { bindings: [own] });
+    const error = await client.sendMessage('hi').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TetherError);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/not a URL/) as unknown });
+  });
+
   it('without the binding, or when preferring another, the card’s WebSocket interface is passed over', async () => {
     expect((await connect(front.url)).interface.binding).toBe('JSONRPC');
     expect((await connect(front.url, { bindings: [ws()], preferredBindings: ['HTTP+JSON', 'WEBSOCKET'] })).interface.binding).toBe('HTTP+JSON');

@@ -6,6 +6,7 @@ import type { TransportContext } from './transport-context.js';
 /** The headers a request to `url` would carry: the client's, then the credentials `auth` allows for that origin. */
 async function headersFor(context: TransportContext, url: string, signal?: AbortSignal): Promise<Record<string, string>> {
   const { credentials, headers } = context.http.options;
+  if (!URL.canParse(url)) throw new TetherError('INVALID_ARGUMENT', `headers(url): not a URL: ${url.slice(0, 200)} (pass the http(s) URL the connection goes to)`, { maybeDelivered: false });
   // A WebSocket's handshake is an HTTP request to the same host and port: ws(s) counts as http(s) here.
   const target = new URL(url);
   if (target.protocol === 'ws:' || target.protocol === 'wss:') target.protocol = target.protocol === 'ws:' ? 'http:' : 'https:';

@@ -7,6 +7,8 @@ export interface TaskPlan {
   kind: 'stream' | 'input';
   /** The text sent to `client.start()`. */
   text: string;
+  /** The conversation to send it in (default: a new one, the agent's choice). */
+  contextId?: string | undefined;
   /** The reply sent at input-required (`input` only). */
   reply?: string | undefined;
   /** The text the agent's artifacts must add up to once the task completed (artifact texts joined in order). */

@@ -7,3 +7,5 @@ export { checkTask, describeEvent, describeServerTask, rebuildArtifacts, textOf 
 export type { TaskPlan, TaskRun } from './checks.js';
 export { deriveSeed, seededRandom } from './seeded.js';
 export { quietOfficialServers } from './quiet.js';
+export { runGrpcChaos } from './grpc-chaos.js';
+export type { GrpcChaosOptions, GrpcChaosReport } from './grpc-chaos.js';

@@ -311,7 +311,7 @@ interface TaskResult {
 }
 
 /** Starts one task, reads its events to the end (answering input-required once), awaits done(). */
-async function driveTask(client: A2AClient, plan: TaskPlan, timeoutMs: number): Promise<TaskResult> {
+export async function driveTask(client: A2AClient, plan: TaskPlan, timeoutMs: number): Promise<TaskResult> {
   const events: TaskEvent[] = [];
   let handle: TaskHandle | undefined;
   let timedOut = false;
@@ -323,7 +323,7 @@ async function driveTask(client: A2AClient, plan: TaskPlan, timeoutMs: number): 
     handle?.detach();
   }, timeoutMs);
   try {
-    handle = await client.start(plan.text, { signal: sending.signal });
+    handle = await client.start(plan.contextId === undefined ? plan.text : { text: plan.text, contextId: plan.contextId }, { signal: sending.signal });
     if (timedOut) handle.detach();
     let replied = false;
     for await (const event of handle.events()) {

@@ -17,6 +17,12 @@ export interface TcpProxyOptions {
   target: { host: string; port: number };
   /** Bytes held per connection and direction during a `partition` before it is reset. Default 1 MiB. */
   maxHeldBytes?: number | undefined;
+  /**
+   * Resets connection number `n` (0-based, in the order accepted) once it relayed this many bytes from the
+   * target to the client — a link that breaks mid-response (e.g. inside a gRPC stream); `undefined`: never.
+   * Exactly that many bytes are delivered, then the connection is reset.
+   */
+  resetAfterBytes?: ((connection: number) => number | undefined) | undefined;
 }
 
 /** What a {@link TcpProxy} has seen. */
@@ -25,8 +31,10 @@ export interface TcpProxyStats {
   readonly accepted: number;
   /** Connections open now. */
   readonly open: number;
-  /** Connections reset by a cut (or by too much held data). */
+  /** Connections reset by a cut (or by too much held data, or by `resetAfterBytes`). */
   readonly reset: number;
+  /** Of those, the resets `resetAfterBytes` planned. */
+  readonly plannedResets: number;
 }
 
 /** A TCP proxy on 127.0.0.1 whose link a test cuts and heals (see {@link startTcpProxy}). */
@@ -45,6 +53,8 @@ export interface TcpProxy extends AsyncDisposable {
 }
 
 interface Pipe {
+  /** Downstream bytes left before a planned reset (`resetAfterBytes`), if one is planned. */
+  budget: number | undefined;
   client: Socket;
   upstream: Socket;
   /** Held while partitioned: to the upstream, to the client. */
@@ -70,6 +80,7 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
   let cut: TcpCut | undefined;
   let accepted = 0;
   let reset = 0;
+  let planned = 0;
 
   const destroy = (pipe: Pipe): void => {
     if (!pipes.delete(pipe)) return;
@@ -91,6 +102,18 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
       if (pipe.heldBytes[direction] > maxHeld) resetPipe(pipe);
       return;
     }
+    if (direction === 1 && pipe.budget !== undefined) {
+      const left = pipe.budget;
+      pipe.budget -= chunk.length;
+      if (pipe.budget <= 0) {
+        // Deliver up to the planned byte (mid-frame, as a link breaks), then reset.
+        pipe.budget = undefined;
+        planned += 1;
+        if (left > 0) pipe.client.write(chunk.subarray(0, left), () => resetPipe(pipe));
+        else resetPipe(pipe);
+        return;
+      }
+    }
     (direction === 0 ? pipe.upstream : pipe.client).write(chunk);
   };
 
@@ -103,7 +126,7 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
       return;
     }
     const upstream = connectTcp(options.target.port, options.target.host);
-    const pipe: Pipe = { client, upstream, held: [[], []], heldBytes: [0, 0] };
+    const pipe: Pipe = { budget: options.resetAfterBytes?.(accepted - 1), client, upstream, held: [[], []], heldBytes: [0, 0] };
     pipes.add(pipe);
     client.on('data', (chunk: Buffer) => forward(pipe, 0, chunk));
     upstream.on('data', (chunk: Buffer) => forward(pipe, 1, chunk));
@@ -137,7 +160,7 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
         }
       }
     },
-    stats: () => ({ accepted, open: pipes.size, reset }),
+    stats: () => ({ accepted, open: pipes.size, reset, plannedResets: planned }),
     async close() {
       for (const pipe of [...pipes]) destroy(pipe);
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,224 @@
+// The gRPC binding (`@a2a-tether/node/grpc`) against a gRPC agent that misbehaves on purpose: a raw
+// `lf.a2a.v1.A2AService` on grpc-js whose handlers send whatever bytes and statuses a case needs. What
+// the binding sends (metadata, tenant), and every way an answer can be wrong: not protobuf, an A2A error in
+// the status details (or details that are garbage), an event of another task, an error inside a stream, an
+// unimplemented method, an agent that never answers, an abort, an agent that is not there.
+import { A2AError, connect, TaskNotFoundError, TetherError, UnsupportedOperationError } from '@a2a-tether/node';
+import type { A2AClient, StreamEvent } from '@a2a-tether/node';
+import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
+import type { JsonValue } from '@bufbuild/protobuf';
+import { BinaryWriter } from '@bufbuild/protobuf/wire';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { a2aMessage, a2aRegistry } from '../src/grpc/a2a-schema.js';
+import { errorInfoOf } from '../src/grpc/grpc-status.js';
+import { grpcBinding } from '../src/grpc-entry.js';
+
+const METHODS: Record<string, boolean> = { SendMessage: false, SendStreamingMessage: true, GetTask: false, CancelTask: false, SubscribeToTask: true, ListTasks: false };
+const raw = (bytes: Buffer): Buffer => bytes;
+
+function encode(type: string, json: JsonValue): Buffer {
+  const desc = a2aMessage(type);
+  return Buffer.from(toBinary(desc, fromJson(desc, json, { registry: a2aRegistry() })));
+}
+function decode(type: string, bytes: Buffer): unknown {
+  const desc = a2aMessage(type);
+  return toJson(desc, fromBinary(desc, bytes), { registry: a2aRegistry() });
+}
+
+/** A serialized `google.rpc.Status` carrying one `ErrorInfo`. */
+function statusDetails(code: number, message: string, reason: string): Buffer {
+  const info = new BinaryWriter().uint32(10).string(reason).uint32(18).string('a2a-protocol.org').finish();
+  const any = new BinaryWriter().uint32(10).string('type.googleapis.com/google.rpc.ErrorInfo').uint32(18).bytes(info).finish();
+  return Buffer.from(new BinaryWriter().uint32(8).int32(code).uint32(18).string(message).uint32(26).bytes(any).finish());
+}
+function failure(code: number, details: string, detailsBin?: Buffer): Partial<grpc.StatusObject> {
+  const metadata = new grpc.Metadata();
+  if (detailsBin) metadata.set('grpc-status-details-bin', detailsBin);
+  return { code, details, metadata };
+}
+
+const TASK = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
+type Unary = (request: Buffer, metadata: grpc.Metadata, reply: (error: Partial<grpc.StatusObject> | null, bytes?: Buffer) => void) => void;
+type Streaming = (request: Buffer, call: grpc.ServerWritableStream<Buffer, Buffer>) => void;
+let onUnary: Record<string, Unary> = {};
+let onStream: Record<string, Streaming> = {};
+const seen: Array<{ method: string; request: unknown; metadata: Record<string, unknown> }> = [];
+
+let server: grpc.Server;
+let port: number;
+beforeAll(async () => {
+  server = new grpc.Server();
+  const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
+  const handlers: grpc.UntypedServiceImplementation = {};
+  for (const [method, streaming] of Object.entries(METHODS)) {
+    definition[method] = { path: `/lf.a2a.v1.A2AService/${method}`, requestStream: false, responseStream: streaming, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw, originalName: method };
+    const record = (request: Buffer, metadata: grpc.Metadata): void => {
+      const type = { SendMessage: 'SendMessageRequest', SendStreamingMessage: 'SendMessageRequest', GetTask: 'GetTaskRequest', CancelTask: 'CancelTaskRequest', SubscribeToTask: 'SubscribeToTaskRequest', ListTasks: 'ListTasksRequest' }[method] ?? '';
+      seen.push({ method, request: decode(type, request), metadata: metadata.getMap() });
+    };
+    handlers[method] = streaming
+      ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
+          record(call.request, call.metadata);
+          const handler = onStream[method];
+          if (handler) handler(call.request, call);
+          else call.emit('error', { code: grpc.status.UNIMPLEMENTED, details: 'not here' });
+        }
+      : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+          record(call.request, call.metadata);
+          const handler = onUnary[method];
+          if (handler) handler(call.request, call.metadata, (error, bytes) => callback(error as grpc.ServiceError | null, bytes));
+          else callback({ code: grpc.status.UNIMPLEMENTED, details: 'not here' } as grpc.ServiceError);
+        };
+  }
+  server.addService(definition, handlers);
+  port = await new Promise((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))));
+});
+afterAll(() => {
+  server.forceShutdown();
+});
+beforeEach(() => {
+  onUnary = {};
+  onStream = {};
+  seen.length = 0;
+});
+
+function card(tenant?: string): Record<string, unknown> {
+  return {
+    name: 'misbehaving gRPC agent',
+    description: 'test',
+    version: '1',
+    supportedInterfaces: [{ url: `127.0.0.1:${port}`, protocolBinding: 'GRPC', protocolVersion: '1.0', ...(tenant ? { tenant } : {}) }],
+    capabilities: { streaming: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+  };
+}
+
+function open(options: Parameters<typeof connect>[1] = {}, tenant?: string): Promise<A2AClient> {
+  return connect(`http://127.0.0.1:${port}`, { card: card(tenant), cardCache: false, bindings: [grpcBinding()], ...options });
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<TetherError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TetherError);
+  return error as TetherError;
+}
+
+async function drain(stream: AsyncIterable<StreamEvent>): Promise<{ events: StreamEvent[]; error: unknown }> {
+  const events: StreamEvent[] = [];
+  try {
+    for await (const event of stream) events.push(event);
+    return { events, error: undefined };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+describe('what the gRPC binding sends', () => {
+  it('the A2A version, the extensions, the client’s headers and the interface’s tenant', async () => {
+    onUnary['SendMessage'] = (_request, _metadata, reply) => reply(null, encode('SendMessageResponse', { message: { messageId: 'm-r', role: 'ROLE_AGENT', parts: [{ text: 'ok' }] } }));
+    const client = await open({ headers: { 'X-Team': 'blue' }, extensions: ['https://example.com/ext/a'] }, 'acme');
+    const answer = await client.sendMessage({ text: 'hi', messageId: 'm-1' });
+    expect(answer).toMatchObject({ kind: 'message', parts: [{ kind: 'text', text: 'ok' }] });
+    const [call] = seen;
+    expect(call?.metadata).toMatchObject({ 'a2a-version': '1.0', 'a2a-extensions': 'https://example.com/ext/a', 'x-team': 'blue' });
+    expect(call?.request).toMatchObject({ tenant: 'acme', message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+  });
+
+  it('credentials from `auth` only where `auth.origins` allows the gRPC origin', async () => {
+    onUnary['GetTask'] = (_request, _metadata, reply) => reply(null, encode('Task', TASK));
+    // The card was read from another origin than the gRPC interface's: its credentials stay there.
+    const elsewhere = (auth: Record<string, unknown>): Promise<A2AClient> => connect('http://127.0.0.1:1/', { card: card(), cardCache: false, bindings: [grpcBinding()], auth });
+    await (await elsewhere({ bearer: 'secret-1' })).getTask('t-1');
+    await (await elsewhere({ bearer: 'secret-2', origins: [`http://127.0.0.1:${port}`] })).getTask('t-1');
+    await (await open({ auth: { bearer: 'secret-3' } })).getTask('t-1');
+    expect(seen.map((call) => call.metadata['authorization'])).toEqual([undefined, 'Bearer secret-2', 'Bearer secret-3']);
+  });
+});
+
+describe('a gRPC agent that misbehaves', () => {
+  it('an answer that is not the protobuf it should be: INVALID_RESPONSE', async () => {
+    onUnary['GetTask'] = (_request, _metadata, reply) => reply(null, Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f]));
+    const error = await failureOf((await open()).getTask('t-1'));
+    expect(error.code).toBe('INVALID_RESPONSE');
+    expect(error.message).toMatch(/Task/);
+  });
+
+  it('an A2A error in the status details: the same typed error as over HTTP; garbage details: still typed', async () => {
+    onUnary['GetTask'] = (_request, _metadata, reply) => reply(failure(grpc.status.NOT_FOUND, 'no task t-9', statusDetails(5, 'no task t-9', 'TASK_NOT_FOUND')));
+    const client = await open();
+    const missing = await failureOf(client.getTask('t-9'));
+    expect(missing).toBeInstanceOf(TaskNotFoundError);
+    expect(missing).toMatchObject({ a2aCode: -32001, reason: 'TASK_NOT_FOUND', agentMessage: 'no task t-9', maybeDelivered: true });
+
+    onUnary['GetTask'] = (_request, _metadata, reply) => reply(failure(grpc.status.FAILED_PRECONDITION, 'odd', Buffer.from([0x1a, 0x7f, 0x01])));
+    const odd = await failureOf(client.getTask('t-9', { maxRetries: 0 }));
+    expect(odd).toBeInstanceOf(A2AError);
+    expect(odd.isRetryable).toBe(false);
+    expect(errorInfoOf(Buffer.from([0x1a, 0x7f, 0x01]))).toBeUndefined();
+  });
+
+  it('a method the agent does not implement: UNSUPPORTED_OPERATION, nothing delivered', async () => {
+    const error = await failureOf((await open()).listTasks({}));
+    expect(error).not.toBeInstanceOf(UnsupportedOperationError);
+    expect(error).toMatchObject({ code: 'UNSUPPORTED_OPERATION', maybeDelivered: false });
+  });
+
+  it('an event of another task in a stream: PROTOCOL_VIOLATION, after the events before it', async () => {
+    onStream['SendStreamingMessage'] = (_request, call) => {
+      call.write(encode('StreamResponse', { task: TASK }));
+      call.write(encode('StreamResponse', { statusUpdate: { taskId: 'someone-else', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } } }));
+      call.end();
+    };
+    const { events, error } = await drain((await open()).streamMessage('go'));
+    expect(events.map((e) => e.kind)).toEqual(['task']);
+    expect(error).toMatchObject({ code: 'PROTOCOL_VIOLATION' });
+  });
+
+  it('an A2A error inside a stream: typed, marked in-stream; a stream event that is not protobuf: MALFORMED_EVENT', async () => {
+    onStream['SubscribeToTask'] = (_request, call) => {
+      call.write(encode('StreamResponse', { task: TASK }));
+      call.emit('error', failure(grpc.status.NOT_FOUND, 'gone', statusDetails(5, 'gone', 'TASK_NOT_FOUND')));
+    };
+    const client = await open();
+    const first = await drain(client.subscribe('t-1'));
+    expect(first.events).toHaveLength(1);
+    expect(first.error).toBeInstanceOf(TaskNotFoundError);
+    expect(first.error).toMatchObject({ inStream: true });
+
+    onStream['SubscribeToTask'] = (_request, call) => {
+      call.write(Buffer.from([0x0a, 0x05, 0x01]));
+      call.end();
+    };
+    const second = await drain(client.subscribe('t-1'));
+    expect(second.error).toMatchObject({ code: 'MALFORMED_EVENT' });
+  });
+
+  it('an agent that never answers: TIMEOUT within timeoutMs (unary and stream); an abort: ABORTED', async () => {
+    onUnary['GetTask'] = () => undefined;
+    onStream['SubscribeToTask'] = () => undefined;
+    const client = await open();
+    expect(await failureOf(client.getTask('t-1', { timeoutMs: 150, maxRetries: 0 }))).toMatchObject({ code: 'TIMEOUT' });
+    const stream = await drain(client.subscribe('t-1', { timeoutMs: 150 }));
+    expect(stream.error).toMatchObject({ code: 'TIMEOUT' });
+    const controller = new AbortController();
+    const pending = client.getTask('t-1', { signal: controller.signal, maxRetries: 0 });
+    setTimeout(() => controller.abort(), 50);
+    expect(await failureOf(pending)).toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('an agent that is not there: NETWORK, retryable', async () => {
+    const probe = new grpc.Server();
+    const closedPort = await new Promise<number>((resolve, reject) => probe.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))));
+    probe.forceShutdown();
+    const gone = { ...card(), supportedInterfaces: [{ url: `127.0.0.1:${closedPort}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }] };
+    const client = await connect(`http://127.0.0.1:${closedPort}`, { card: gone, cardCache: false, bindings: [grpcBinding()] });
+    const error = await failureOf(client.getTask('t-1', { maxRetries: 0, timeoutMs: 5_000 }));
+    expect(error).toMatchObject({ code: 'NETWORK', isRetryable: true });
+  });
+});
