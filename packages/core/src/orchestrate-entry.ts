@@ -2,8 +2,10 @@
 // checkpoints, budgets, cancel propagation, instruction revisions and an action ledger. A subpath so
 // that bundles which do not orchestrate (the browser's) never carry it. Every public name is listed here.
 
-export { MemoryWorkflowStore } from './orchestrate/workflow-store.js';
-export type { WorkflowStore } from './orchestrate/workflow-store.js';
+export { MemoryWorkflowStore, leasesWorkflows } from './orchestrate/workflow-store.js';
+export type { WorkflowStore, LeasingWorkflowStore } from './orchestrate/workflow-store.js';
+export { resumeWorkflows, takeOverWorkflows } from './orchestrate/workflow-resume.js';
+export type { ResumeWorkflowsOptions, TakeOverWorkflowsOptions } from './orchestrate/workflow-resume.js';
 export { WORKFLOW_RECORD_VERSION, isFinalNodeState } from './orchestrate/workflow-record.js';
 export type {
   ActionOutcome,

@@ -2,32 +2,15 @@ import {
   DEFAULTS,
   isActiveRecord,
   parseTaskRecord,
-  redact,
   TetherError,
   type StoreWriteOptions,
   type TaskListFilter,
   type TaskRecord,
   type TaskStore,
 } from '@a2a-tether/core';
-import { createClient } from 'redis';
 import { ACQUIRE, COMPARE_AND_SET, FENCED, RELEASE, RENEW, WRITE } from './redis/lease-scripts.js';
+import { openRedisClient, positiveInteger as positive, type RedisStoreClient } from './redis/open-client.js';
 import { bounded, type CallSite } from './redis/redis-call.js';
-
-/**
- * The commands the store sends, as node-redis (`redis` v5) clients offer them: any client from
- * `createClient()` fits, whatever modules, scripts or functions it was created with.
- */
-export interface RedisStoreClient {
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  /** Drops the connection at once (used when a client the store created cannot connect in time). */
-  destroy?(): void;
-  get(key: string): Promise<unknown>;
-  mGet(keys: string[]): Promise<unknown>;
-  sMembers(key: string): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
 
 /** The defaults of {@link createRedisTaskStore}, in one record. */
 export const REDIS_STORE_DEFAULTS = {
@@ -124,12 +107,10 @@ export interface RedisTaskStore extends TaskStore {
 const MAX_UPDATE_ATTEMPTS = 100;
 const MGET_CHUNK = 500;
 
+export type { RedisStoreClient } from './redis/open-client.js';
+
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new TetherError('INVALID_ARGUMENT', `createRedisTaskStore: ${name} must be a positive whole number of ms, got ${String(value)}`, { maybeDelivered: false });
-  }
-  return value;
+  return positive(value, fallback, name, 'createRedisTaskStore');
 }
 
 function checkId(taskId: unknown, operation: string): string {
@@ -167,17 +148,6 @@ function fenceArg(options: StoreWriteOptions | undefined, operation: string): st
   return String(fence);
 }
 
-/** Connects with a deadline: node-redis's own connect() retries without end while Redis is down. */
-async function connectWithin(client: RedisStoreClient, timeoutMs: number, owned: boolean, where: string): Promise<void> {
-  const site: CallSite = { operation: `createRedisTaskStore (${where})`, writes: false };
-  try {
-    await bounded(site, timeoutMs, () => client.connect(), `could not connect within ${timeoutMs} ms`);
-  } catch (error) {
-    if (owned) client.destroy?.();
-    throw error;
-  }
-}
-
 /**
  * Creates a {@link TaskStore} in Redis (node-redis v5): records as JSON strings (unknown fields kept),
  * `update` as an optimistic read-modify-write whose write is a Lua compare-and-set (retried when another
@@ -213,24 +183,7 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
   const connectTimeoutMs = positiveInteger(options.connectTimeoutMs, REDIS_STORE_DEFAULTS.connectTimeoutMs, 'connectTimeoutMs');
   const keepFenceMs = String(REDIS_STORE_DEFAULTS.keepFenceMs);
   const onCorrupt = options.onCorrupt;
-  let client: RedisStoreClient;
-  const owned = options.client === undefined;
-  if (options.client !== undefined) {
-    client = options.client;
-  } else {
-    const created = createClient({
-      url: options.url,
-      // While disconnected, a command fails at once: the store answers STORE_UNAVAILABLE, it does not queue.
-      disableOfflineQueue: true,
-      socket: { connectTimeout: Math.min(connectTimeoutMs, 10_000), reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000) },
-    });
-    // Failed commands reject on their own and the client reconnects by itself; without a listener
-    // a connection error would crash the process.
-    created.on('error', () => undefined);
-    client = created;
-  }
-  const where = options.url === undefined ? 'Redis' : `Redis at ${redact(options.url)}`;
-  if (!client.isOpen) await connectWithin(client, connectTimeoutMs, owned, where);
+  const { client, owned } = await openRedisClient(options, connectTimeoutMs, 'createRedisTaskStore');
 
   const recordKey = (taskId: string): string => `${prefix}task:${taskId}`;
   const leaseKey = (taskId: string): string => `${prefix}lease:${taskId}`;

@@ -465,7 +465,7 @@ function structuredCopy(value: unknown): unknown {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
-function expectEqual(actual: unknown, expected: unknown, what: string): void {
+export function expectEqual(actual: unknown, expected: unknown, what: string): void {
   const difference = firstDifference(actual, expected, '');
   if (difference !== undefined) {
     throw new Error(`${what}: expected ${describeValue(expected)}, got ${describeValue(actual)}${difference ? ` (first difference at ${difference})` : ''}`);
@@ -494,7 +494,7 @@ function firstDifference(a: unknown, b: unknown, path: string): string | undefin
   return undefined;
 }
 
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   let text: string;
   try {

@@ -5,6 +5,7 @@ import type { MessageInput } from '../model/message-input.js';
 import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Message, Metadata, Part, Task } from '../model/types.js';
 import type { Resend } from '../task/delivery.js';
+import { DEFAULTS } from '../defaults.js';
 import { RESILIENCE_DEFAULTS } from '../task/resilience.js';
 import type { TaskEvent, TaskView } from '../task/task-event.js';
 import type { TaskHandle } from '../task/task-handle.js';
@@ -169,7 +170,7 @@ export class HopAttempts {
     let handle: TaskHandle;
     const client = this.p.clientOf(attempt.agent);
     try {
-      handle = await client.resume(taskId, { traceContext: this.p.trace.hop(node, attempt, client, true), parentTaskId: this.p.trace.parentTaskOf(node) });
+      handle = await this.resumeWhenFree(() => client.resume(taskId, { traceContext: this.p.trace.hop(node, attempt, client, true), parentTaskId: this.p.trace.parentTaskOf(node) }));
     } catch (error) {
       // The task may still run at the agent: nothing here can follow it, so say so rather than call it failed.
       attempt.error = errorInfo(error);
@@ -183,6 +184,24 @@ export class HopAttempts {
     journal.after({ type: 'node', node: node.id, state: node.state, attempt: attempt.n, taskId });
     await journal.save();
     return this.follow(node, attempt, handle);
+  }
+
+  /**
+   * Resumes a hop's task; while another process holds the task's lease (`LEASE_HELD`: typically the former
+   * driver of this workflow, dead or cut off, whose task lease lapses about when its workflow lease did), tries
+   * again — every 250 ms, then less often, for at most two default lease TTLs (`DEFAULTS.leaseMs`); past that
+   * the lease is someone's who is alive, and the error stands.
+   */
+  private async resumeWhenFree(resume: () => Promise<TaskHandle>): Promise<TaskHandle> {
+    const until = this.p.scheduler.now() + 2 * DEFAULTS.leaseMs;
+    for (let wait = 250; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        return await resume();
+      } catch (error) {
+        if (!isTetherError(error) || error.code !== 'LEASE_HELD' || this.p.stopped() || this.p.scheduler.now() + wait > until) throw error;
+      }
+      await sleep(this.p.scheduler, wait);
+    }
   }
 
   /**

@@ -1,3 +1,5 @@
+import { isTetherError } from '../errors/tether-error.js';
+import { sleep, type Scheduler } from '../util/scheduler.js';
 import { moveNode } from './node-moves.js';
 import type { CheckpointRecord, NodeRecord, NodeState, WorkflowRecord } from './workflow-record.js';
 import type { WorkflowStore } from './workflow-store.js';
@@ -26,6 +28,12 @@ export class Journal {
     private readonly written: (event: WorkflowEvent) => void,
     /** A save nobody awaits failed: the store failed. */
     private readonly failed: (error: unknown) => void,
+    /**
+     * Saves that fail with a retryable store error (`STORE_UNAVAILABLE`: Redis down or out of reach) are tried
+     * again — after 250 ms, then up to every 2 s — while `canRetry()` (the workflow still runs and holds its
+     * lease) and for at most `budgetMs` in all; then the error stands.
+     */
+    private readonly retry?: { scheduler: Scheduler; canRetry: () => boolean; budgetMs: number },
   ) {}
 
   iso(): string {
@@ -53,11 +61,25 @@ export class Journal {
   save(): Promise<void> {
     const copy = structuredClone(this.record);
     const events = this.unsaved.splice(0);
-    const write = this.saving.then(() => this.store.save(copy)).then(() => {
+    const write = this.saving.then(() => this.saveCopy(copy)).then(() => {
       for (const event of events) this.written(event);
     });
     this.saving = write.catch(() => undefined);
     return write;
+  }
+
+  private async saveCopy(copy: WorkflowRecord): Promise<void> {
+    const retry = this.retry;
+    const until = retry ? retry.scheduler.now() + retry.budgetMs : 0;
+    for (let wait = 250; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        return await this.store.save(copy);
+      } catch (error) {
+        const again = retry !== undefined && isTetherError(error) && error.code === 'STORE_UNAVAILABLE' && retry.canRetry() && retry.scheduler.now() + wait <= until;
+        if (!again) throw error;
+      }
+      await sleep(retry.scheduler, wait);
+    }
   }
 
   /** Saves without waiting; a failure goes to `failed`. */

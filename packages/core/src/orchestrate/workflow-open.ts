@@ -50,3 +50,14 @@ export async function openRecord(options: WorkflowOptions, store: WorkflowStore,
   await store.save(record);
   return record;
 }
+
+/** Calls `cancel` with the abort reason (as text) once `signal` aborts — at once (in a microtask) when it already has. */
+export function onAbort(signal: AbortSignal | undefined, cancel: (reason: string) => void): void {
+  if (!signal) return;
+  const abort = (): void => {
+    const reason: unknown = signal.reason;
+    cancel(reason instanceof Error ? reason.message : String(reason ?? 'aborted'));
+  };
+  if (signal.aborted) queueMicrotask(abort);
+  else signal.addEventListener('abort', abort, { once: true });
+}

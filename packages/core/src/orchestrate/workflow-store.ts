@@ -1,4 +1,5 @@
 import { TetherError } from '../errors/tether-error.js';
+import type { StoreLease, StoreWriteOptions } from '../store/task-store.js';
 import type { WorkflowRecord } from './workflow-record.js';
 
 /**
@@ -7,9 +8,11 @@ import type { WorkflowRecord } from './workflow-record.js';
  * The orchestrator writes the record before every step that depends on it (a node's task id, a
  * revision, a ledger intent, a checkpoint) and waits for the write, so a store must make `save`
  * durable and all-or-nothing by the time it resolves: after a crash, `load` returns the previous
- * record or the new one, never a mix. One process drives a workflow at a time (the store is not a lock).
+ * record or the new one, never a mix. With a plain store, one process drives a workflow at a time (the
+ * store is not a lock); a {@link LeasingWorkflowStore} makes that so across processes.
  *
- * Implementations: {@link MemoryWorkflowStore} (core), `createFileWorkflowStore(dir)` (`@a2a-tether/node/orchestrate`).
+ * Implementations: {@link MemoryWorkflowStore} (core), `createFileWorkflowStore(dir)` (`@a2a-tether/node/orchestrate`),
+ * `createRedisWorkflowStore()` (`@a2a-tether/node/redis`, leasing).
  */
 export interface WorkflowStore {
   /** The record, or `undefined` when no workflow has this id. Throws `STORE_CORRUPT` / `STORE_READ_FAILED`. */
@@ -18,6 +21,35 @@ export interface WorkflowStore {
   save(record: WorkflowRecord): Promise<void>;
   /** Ids of the stored workflows. */
   list(): Promise<string[]>;
+}
+
+/**
+ * A {@link WorkflowStore} shared by several processes that leases each workflow to one of them: the
+ * process holding the lease drives it, and every write carries the lease's fencing token, so a former
+ * holder (dead, paused, or cut off while its lease passed on) can write nothing more.
+ *
+ * `startWorkflow()` with such a store acquires the lease first (`LEASE_HELD` when another process holds
+ * it), renews it every quarter of its TTL, passes its fence with every save, and stops driving — `done()`
+ * rejects with `LEASE_LOST`, and the hops' tasks are left to run — when a renewal is refused or none was
+ * confirmed within two thirds of the TTL. It gives the lease back when the workflow ends or `stop()`s.
+ * `resumeWorkflows()` takes over the workflows whose driver is gone.
+ */
+export interface LeasingWorkflowStore extends WorkflowStore {
+  /**
+   * Acquires the lease of `workflowId` for `owner`: `undefined` when another owner holds it. The same
+   * owner acquiring again gets a new lease (a larger fence; the older one can no longer renew).
+   */
+  lease(workflowId: string, owner: string): Promise<StoreLease | undefined>;
+  /** Who holds the workflow's lease now; `undefined` when nobody does. */
+  leaseHolder(workflowId: string): Promise<string | undefined>;
+  /** Replaces the record; with `options.fence`, only while no newer lease than that one was acquired (else `LEASE_LOST`). */
+  save(record: WorkflowRecord, options?: StoreWriteOptions): Promise<void>;
+}
+
+/** Whether `store` leases workflows ({@link LeasingWorkflowStore}). */
+export function leasesWorkflows(store: WorkflowStore): store is LeasingWorkflowStore {
+  const s = store as Partial<LeasingWorkflowStore>;
+  return typeof s.lease === 'function' && typeof s.leaseHolder === 'function';
 }
 
 /**

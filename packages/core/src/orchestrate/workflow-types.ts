@@ -191,8 +191,17 @@ export interface WorkflowOptions {
   hops: HopSpec[];
   /** The agents by name, each a connected client. */
   agents: Readonly<Record<string, A2AClient>>;
-  /** Where the workflow is persisted (default: memory — nothing survives a restart). */
+  /**
+   * Where the workflow is persisted (default: memory — nothing survives a restart). A store that leases
+   * workflows (`createRedisWorkflowStore` from `@a2a-tether/node/redis`) makes this process the workflow's
+   * one driver while it holds the lease: see `LeasingWorkflowStore`.
+   */
   store?: WorkflowStore | undefined;
+  /**
+   * With a store that leases workflows: who this process is (unique per process, e.g. host + pid + a random
+   * suffix). Default: `tether-` and a random id.
+   */
+  leaseOwner?: string | undefined;
   /** End-to-end budget from the workflow's creation (ms); persisted, so a restart keeps it. */
   deadlineMs?: number | undefined;
   /**

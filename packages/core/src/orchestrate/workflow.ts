@@ -1,4 +1,6 @@
 import type { A2AClient } from '../client/a2a-client.js';
+import { DEFAULTS } from '../defaults.js';
+import type { LeaseKeeper } from '../task/lease-keeper.js';
 import { randomId } from '../model/message-input.js';
 import { realScheduler, type Scheduler } from '../util/scheduler.js';
 import { ActionDesk } from './action-desk.js';
@@ -14,7 +16,8 @@ import { PauseDesk } from './pause-desk.js';
 import { recordUpdate, stamp } from './revision-gate.js';
 import { summarize } from './summary.js';
 import { invalid } from './workflow-errors.js';
-import { openRecord } from './workflow-open.js';
+import { keepWorkflowLease, leaseWorkflow, releasing, type HeldWorkflowLease } from './workflow-lease.js';
+import { onAbort, openRecord } from './workflow-open.js';
 import { endState } from './workflow-outcome.js';
 import { isFinalNodeState, type AttemptRecord, type NodeCancelRecord, type NodeRecord, type UpdateRecord, type WorkflowRecord } from './workflow-record.js';
 import { MemoryWorkflowStore, type WorkflowStore } from './workflow-store.js';
@@ -39,17 +42,21 @@ const UPDATE_KINDS = new Set(['question', 'correction', 'pause', 'resume', 'canc
  * hops are not run again (their checkpoints are reused), running hops are followed again by task id,
  * and a send whose outcome the crash left unknown is looked up before anything is sent again.
  *
+ * With a store that leases workflows (`LeasingWorkflowStore`), this process becomes the workflow's one
+ * driver: the lease is acquired first, kept while the workflow runs, and given back when it ends.
+ *
  * @throws TetherError `INVALID_ARGUMENT` for a malformed graph (unknown agents or dependencies, cycles)
- *   or hops that do not match the stored workflow; the store's errors.
+ *   or hops that do not match the stored workflow; `LEASE_HELD` when another process drives it; the
+ *   store's errors.
  */
 export async function startWorkflow(options: WorkflowOptions): Promise<Workflow> {
   checkHops(options.hops, options.agents);
   if (typeof options.id !== 'string' || options.id === '') throw invalid('a workflow needs an id');
-  const store = options.store ?? new MemoryWorkflowStore();
   const scheduler = options.scheduler ?? realScheduler;
-  const record = await openRecord(options, store, options.now ?? (() => scheduler.now()), options.newId ?? randomId);
+  const { store, held } = await leaseWorkflow(options.store ?? new MemoryWorkflowStore(), options.id, options.leaseOwner, scheduler);
+  const record = await releasing(held, openRecord(options, store, options.now ?? (() => scheduler.now()), options.newId ?? randomId));
   const workflow = new Workflow(options, store, record);
-  workflow.boot();
+  workflow.boot(held);
   return workflow;
 }
 
@@ -74,6 +81,8 @@ export class Workflow {
   private lifecycle: Lifecycle = INITIAL_LIFECYCLE;
   private readonly result: { promise: Promise<WorkflowSummary>; resolve(s: WorkflowSummary): void; reject(e: unknown): void };
   private readonly now: () => number;
+  /** The workflow's lease, kept while this process drives it (a leasing store). */
+  private keeper: LeaseKeeper | undefined;
 
   /** @internal Use {@link startWorkflow}. */
   constructor(
@@ -87,7 +96,8 @@ export class Workflow {
     this.now = now;
     const emit = (event: WorkflowEvent): void => this.log.emit(event);
     const clientOf = (agent: string): A2AClient => this.client(agent);
-    this.journal = new Journal(record, store, now, emit, (error) => this.fail(error));
+    // A store outage shorter than the lease (or, without leases, than two lease TTLs) does not end the workflow.
+    this.journal = new Journal(record, store, now, emit, (error) => this.fail(error), { scheduler, canRetry: () => this.lifecycle.phase !== 'broken' && !isStopped(this.lifecycle), budgetMs: 2 * DEFAULTS.leaseMs });
     this.trace = new WorkflowTrace(options, record, now);
     this.clock = new BudgetClock(scheduler, (breach) => void this.breach(breach));
     this.pauseDesk = new PauseDesk(this.clock);
@@ -296,6 +306,7 @@ export class Workflow {
    */
   stop(): void {
     this.to({ type: 'stop' });
+    this.keeper?.release(Promise.resolve());
     this.clearTimers();
     this.attempts.detachAll();
     // The spans end here (`stopped`); a process that picks the workflow up continues its trace.
@@ -303,9 +314,11 @@ export class Workflow {
     this.log.wakeAll();
   }
 
-  /** @internal Picks up where the record stands (new or restarted). */
-  boot(): void {
+  /** @internal Picks up where the record stands (new or restarted), keeping the workflow's lease if it has one. */
+  boot(held?: HeldWorkflowLease): void {
+    this.keeper = keepWorkflowLease(held, this.options.scheduler ?? realScheduler, this.id, (error) => this.fail(error));
     if (this.record.state !== 'running' && this.record.state !== 'paused') {
+      this.keeper?.release(Promise.resolve());
       this.to({ type: 'end' });
       const summary = this.summary();
       this.log.emit({ type: 'done', summary });
@@ -313,15 +326,7 @@ export class Workflow {
       return;
     }
     this.trace.open();
-    const signal = this.options.signal;
-    if (signal) {
-      const abort = (): void => {
-        const reason: unknown = signal.reason;
-        void this.cancel({ by: 'signal', reason: reason instanceof Error ? reason.message : String(reason ?? 'aborted') }).catch((error: unknown) => this.fail(error));
-      };
-      if (signal.aborted) queueMicrotask(abort);
-      else signal.addEventListener('abort', abort, { once: true });
-    }
+    onAbort(this.options.signal, (reason) => void this.cancel({ by: 'signal', reason }).catch((error: unknown) => this.fail(error)));
     if (this.record.deadlineAt !== undefined) {
       this.clock.arm(DEADLINE, this.record.deadlineAt - this.now(), { kind: 'deadline', budgetMs: this.options.deadlineMs ?? 0 });
     }
@@ -411,7 +416,9 @@ export class Workflow {
     this.record.state = endState(this.record, this.options.hops, failing !== undefined);
     this.record.endedAt = this.journal.iso();
     this.journal.checkpoint(`workflow ${this.record.state}`);
-    await this.journal.save();
+    const last = this.journal.save();
+    this.keeper?.release(last);
+    await last;
     this.trace.close(this.record.state);
     const summary = this.summary();
     this.log.emit({ type: 'done', summary });
@@ -420,6 +427,9 @@ export class Workflow {
 
   private fail(error: unknown): void {
     if (isEnded(this.lifecycle)) return;
+    // Given back (compare-and-delete: a lease already passed on stays with its new holder), so another
+    // process can take the workflow over at once.
+    this.keeper?.release(Promise.resolve());
     this.to({ type: 'break', error });
     this.clearTimers();
     this.attempts.detachAll();

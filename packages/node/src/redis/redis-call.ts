@@ -21,9 +21,14 @@ function isErrorReply(error: unknown): boolean {
   return false;
 }
 
+/** Which store a call site belongs to, for messages. */
+function storeName(site: CallSite): string {
+  return site.operation.includes('Workflow') ? 'Redis workflow store' : 'Redis task store';
+}
+
 /** Redis could not be asked (down, cut off, too slow): retryable, nothing is known to be written. */
 export function unavailable(site: CallSite, why: string, cause?: unknown): TetherError {
-  return new TetherError('STORE_UNAVAILABLE', `Redis task store: ${site.operation}${site.taskId === undefined ? '' : ` of task ${site.taskId}`} failed: ${why}`, {
+  return new TetherError('STORE_UNAVAILABLE', `${storeName(site)}: ${site.operation}${site.taskId === undefined ? '' : ` of task ${site.taskId}`} failed: ${why}`, {
     operation: site.operation,
     taskId: site.taskId,
     cause,
@@ -36,7 +41,7 @@ export function storeError(site: CallSite, error: unknown): TetherError {
   if (error instanceof TetherError) return error;
   const message = redact(error instanceof Error ? error.message : String(error));
   if (isErrorReply(error) && !TRANSIENT_REPLY.test(message)) {
-    return new TetherError(site.writes ? 'STORE_WRITE_FAILED' : 'STORE_READ_FAILED', `Redis task store: ${site.operation}${site.taskId === undefined ? '' : ` of task ${site.taskId}`}: Redis answered ${message}`, {
+    return new TetherError(site.writes ? 'STORE_WRITE_FAILED' : 'STORE_READ_FAILED', `${storeName(site)}: ${site.operation}${site.taskId === undefined ? '' : ` of task ${site.taskId}`}: Redis answered ${message}`, {
       operation: site.operation,
       taskId: site.taskId,
       cause: error,
