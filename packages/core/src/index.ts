@@ -4,7 +4,7 @@
 
 export { connect, connectWithParts } from './client/connect.js';
 export type { EngineParts, LeaseRunner, PushRunner } from './task/follow-context.js';
-export type { ConnectOptions } from './client/connect.js';
+export type { ConnectOptions, ExperimentalOptions } from './client/connect.js';
 export { A2AClient } from './client/a2a-client.js';
 export type { ReattachOptions } from './task/reattach.js';
 export type {
@@ -12,6 +12,7 @@ export type {
   IdempotentCallOptions,
   SendOptions,
   GetTaskOptions,
+  GetTaskCallOptions,
   CancelTaskOptions,
   ListTasksQuery,
   SubscribeOptions,
@@ -28,7 +29,7 @@ export { DEFAULTS } from './defaults.js';
 export { RESILIENCE_DEFAULTS } from './task/resilience.js';
 export type { ResilienceOptions } from './task/resilience.js';
 
-export type { TaskHandle } from './task/task-handle.js';
+export type { TaskHandle, ReplyOptions } from './task/task-handle.js';
 export type { CancelOutcome, CancelOptions, FollowOptions } from './task/follower.js';
 export type { Resend } from './task/delivery.js';
 export type { StartOptions, ResumeOptions } from './task/start-task.js';

@@ -417,6 +417,7 @@ describe('the protocol entry throws nothing but TetherErrors', () => {
     const functions = Object.entries(entry).filter(([name, value]) => typeof value === 'function' && /^[a-z]/.test(name));
     expect(functions.map(([name]) => name).sort()).toEqual(
       [
+        'a2aCodeForReason',
         'cardCandidates',
         'dataOf',
         'decodeMessage',
@@ -431,6 +432,7 @@ describe('the protocol entry throws nothing but TetherErrors', () => {
         'encodeSendParams',
         'endsStream',
         'eventFeed',
+        'generationMismatch',
         'majorMinor',
         'negotiate',
         'normalizeCard',

@@ -43,6 +43,7 @@ function agentTask(overrides: Partial<TestTaskRecord> = {}): TestTaskRecord {
     history: [{ messageId: 'm0', role: 'user', parts: [{ kind: 'text', text: 'stream' }] }],
     pushConfigs: [],
     eventCount: 4,
+    generation: 4,
     states: ['submitted', 'working', 'completed'],
     ...overrides,
   };

@@ -23,6 +23,7 @@ export { MISBEHAVIOURS, MISBEHAVIOUR_NAMES, SUBSCRIBE_REFUSALS } from './agent/m
 export type { Misbehaviour, MisbehaviourParams, SubscribeRefusal } from './agent/misbehaviour.js';
 export { A2A_ERROR_CODES } from './agent/agent-error.js';
 export type { RecordedRequest } from './agent/recorded-request.js';
+export type { TestLongPoll } from './agent/operations.js';
 export type {
   TestArtifact,
   TestMessage,

@@ -504,9 +504,27 @@ describe('selection', () => {
     expect(() => agent.setBehaviour({ misbehave: ['teleport' as never] })).toThrow(TypeError);
   });
 
-  it('the catalogue names every misbehaviour this file checks', () => {
+  it('the catalogue names every misbehaviour this file (and generations.test.ts) checks', () => {
     expect([...MISBEHAVIOUR_NAMES].sort()).toEqual(
-      ['rs', 'replayClose', 'repeat', 'skewFuture', 'skewPast', 'skewRandom', 'reuseMessageId', 'foreign', 'streamError', 'refuseSubscribe', 'stale', 'lose', 'terminalViaGet', 'afterTerminal'].sort(),
+      [
+        'rs',
+        'replayClose',
+        'repeat',
+        'skewFuture',
+        'skewPast',
+        'skewRandom',
+        'reuseMessageId',
+        'foreign',
+        'streamError',
+        'refuseSubscribe',
+        'stale',
+        'lose',
+        'terminalViaGet',
+        'afterTerminal',
+        'dropEvent',
+        'replayOld',
+        'zeroGeneration',
+      ].sort(),
     );
   });
 
@@ -521,3 +539,4 @@ describe('selection', () => {
     expect(eventOf(v03Rest, odd.frames.at(-1)!).state).toBe('working');
   });
 });
+

@@ -73,6 +73,8 @@ export interface A2AClientInit {
   random: () => number;
   /** The plugins and lifecycle listeners (`connect(url, { plugins })`, `client.observe()`). */
   watch: Watch;
+  /** `connect(url, { experimental: { generations } })`: the engine honours the v1.1-draft task generation. */
+  generations: boolean;
 }
 
 /** What the binding of `candidates[index]` is given. */
@@ -276,6 +278,7 @@ export class A2AClient {
     if (options?.historyLength !== undefined) params.historyLength = options.historyLength;
     if (options?.pushNotification !== undefined) params.pushNotification = options.pushNotification;
     if (options?.metadata !== undefined) params.metadata = options.metadata;
+    if (options?.ifGenerationMatch !== undefined) params.ifGenerationMatch = options.ifGenerationMatch;
     return params;
   }
 

@@ -29,8 +29,27 @@ import { debugLogger } from '../observe/debug-logger.js';
 import type { Logger } from '../observe/log-plugin.js';
 import type { TetherPlugin } from '../observe/plugin.js';
 
+/**
+ * Features of draft versions of A2A, each off unless turned on: their wire shapes may still change, so
+ * an app opts in knowingly. With all of them off, nothing of a draft is sent or used.
+ */
+export interface ExperimentalOptions {
+  /**
+   * A2A v1.1 draft, the task generation counter (spec §3.2.7). On a v1.0 interface whose agent stamps
+   * generations (≥ 1) on tasks and events, the task engine: drops an event whose generation it applied
+   * already (no guessing from content); on a gap (generation 5 after 3), fetches the task and fills it
+   * from the snapshot; while polling, long-polls (`currentGeneration`: the agent holds GetTask until
+   * the task moves); and `reply(…, { ifGenerationMatch: 'last' })` sends the generation last seen. An
+   * agent that sends none (or 0, or the same generation on two events in a row) is followed as before,
+   * for the rest of that task. Default `false`.
+   */
+  generations?: boolean | undefined;
+}
+
 /** Options of {@link connect}. */
 export interface ConnectOptions extends NegotiationPreferences {
+  /** Draft-protocol features to turn on (see {@link ExperimentalOptions}); all off by default. */
+  experimental?: ExperimentalOptions | undefined;
   /** The fetch to use. `@a2a-tether/node` passes undici's; the browser package the global one. */
   fetch?: FetchLike | undefined;
   /**
@@ -335,5 +354,6 @@ export async function connectWithParts(parts: EngineParts, url: string | URL, op
     resilience: { ...DEFAULTS.resilience, ...options.resilience },
     scheduler,
     random: options.random ?? Math.random,
+    generations: options.experimental?.generations === true,
   });
 }

@@ -9,6 +9,8 @@ export interface A2AErrorOptions extends ErrorContext {
   /** Whether it arrived inside an SSE stream rather than as a unary answer. */
   inStream?: boolean | undefined;
   cause?: unknown;
+  /** `false` when the agent refused the request before acting on it (see `TetherError.maybeDelivered`). */
+  maybeDelivered?: boolean | undefined;
 }
 
 /**
@@ -32,6 +34,8 @@ export class A2AError extends TetherError {
   constructor(a2aCode: number, agentMessage: string, options: A2AErrorOptions = {}) {
     const label = (new.target as typeof A2AError).errorName;
     super('A2A_ERROR', `${label} ${a2aCode}${options.inStream ? ' (in stream)' : ''}: ${agentMessage}`, {
+      // -32010 (v1.1 draft, a generation mismatch): the agent refused the request before acting on it.
+      maybeDelivered: a2aCode !== -32010,
       ...options,
       isRetryable: false,
     });
@@ -145,6 +149,8 @@ const BY_REASON = new Map<string, number>([
   ['AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED', -32007],
   ['EXTENSION_SUPPORT_REQUIRED', -32008],
   ['VERSION_NOT_SUPPORTED', -32009],
+  // A2A v1.1 draft (TaskGenerationMismatchError): no class of its own, see generation-mismatch.ts.
+  ['TASK_GENERATION_MISMATCH', -32010],
   ['INVALID_PARAMS', -32602],
   ['INVALID_REQUEST', -32600],
   ['METHOD_NOT_FOUND', -32601],

@@ -104,6 +104,11 @@ export interface Task {
   artifacts: Artifact[];
   history: Message[];
   metadata?: Metadata | undefined;
+  /**
+   * A2A v1.1 draft: the task's generation, a counter the agent starts at 1 and raises by one per change
+   * (spec §3.2.7). Set only when a v1.0-dialect agent sends one ≥ 1; see `connect(url, { experimental })`.
+   */
+  generation?: number | undefined;
 }
 
 /** A change of a task's status, as streamed by the agent. */
@@ -118,6 +123,8 @@ export interface TaskStatusUpdateEvent {
    */
   final?: boolean | undefined;
   metadata?: Metadata | undefined;
+  /** A2A v1.1 draft: the task's generation after this change (see {@link Task.generation}). */
+  generation?: number | undefined;
 }
 
 /** A new or changed artifact (or one chunk of it), as streamed by the agent. */
@@ -131,6 +138,8 @@ export interface TaskArtifactUpdateEvent {
   /** `true`: this is the last chunk of the artifact. */
   lastChunk: boolean;
   metadata?: Metadata | undefined;
+  /** A2A v1.1 draft: the task's generation after this change (see {@link Task.generation}). */
+  generation?: number | undefined;
 }
 
 /** One event of a streaming response or a task subscription. */

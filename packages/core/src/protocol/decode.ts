@@ -36,6 +36,7 @@ import {
 import { plain, problem, type Check } from './check.js';
 import { isObject } from '../util/is-object.js';
 import { fastStreamEvent, fastTask } from './fast-decode.js';
+import { withGeneration } from './generation.js';
 
 const STATES: Record<string, TaskState> = {
   submitted: 'submitted',
@@ -278,7 +279,7 @@ export function taskFromWire(wire: WireTask, dialect: Dialect, path: string): Ta
   };
   const metadata = optMeta(wire.metadata);
   if (metadata !== undefined) task.metadata = metadata;
-  return task;
+  return withGeneration(task, wire, dialect);
 }
 
 /** `value` if it has the shape, else a `DecodeError` naming where the first problem is. */
@@ -398,7 +399,7 @@ export function statusUpdateFromWire(wire: WireStatusUpdate, dialect: Dialect, p
   if (typeof wire.final === 'boolean') event.final = wire.final;
   const metadata = optMeta(wire.metadata);
   if (metadata !== undefined) event.metadata = metadata;
-  return event;
+  return withGeneration(event, wire, dialect);
 }
 
 function decodeArtifactUpdate(value: unknown, dialect: Dialect, path: string): StreamEvent {
@@ -416,7 +417,7 @@ export function artifactUpdateFromWire(wire: WireArtifactUpdate, dialect: Dialec
   };
   const metadata = optMeta(wire.metadata);
   if (metadata !== undefined) event.metadata = metadata;
-  return event;
+  return withGeneration(event, wire, dialect);
 }
 
 /** Decodes the answer of a (non-streaming) send: a Task or a Message, wrapped (v1) or bare (v0.3). */

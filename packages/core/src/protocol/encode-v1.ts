@@ -54,6 +54,8 @@ function sendParams(params: SendParams): Json {
   const configuration = sendConfiguration(params);
   configuration['returnImmediately'] = !params.blocking;
   if (params.pushNotification) configuration['taskPushNotificationConfig'] = pushConfig(params.pushNotification);
+  // An int64: ProtoJSON writes it as a string.
+  put(configuration, 'ifGenerationMatch', params.ifGenerationMatch?.toString());
   const out: Json = { message: message(params.message), configuration };
   put(out, 'metadata', params.metadata);
   return out;

@@ -13,6 +13,8 @@ export interface SendParams {
   /** A webhook to register with the send (its `taskId` is ignored: the task does not exist yet). */
   pushNotification?: Omit<PushNotificationConfig, 'taskId'> | undefined;
   metadata?: Metadata | undefined;
+  /** A2A v1.1 draft: the generation the task must still be at (v1.0 writers only). */
+  ifGenerationMatch?: number | undefined;
 }
 
 export type Json = Record<string, unknown>;

@@ -8,6 +8,8 @@ import type { Dialect } from './dialect.js';
 // parts …) — returns `undefined`, and the caller checks it against the shapes, which accept or reject
 // it. So this path only ever decides what the shapes would have decided, and builds the same object,
 // key order included (`test/fast-decode.test.ts` and `wire-oracle.test.ts` hold them together).
+// A task or event with a `generation` (the v1.1 draft's) takes the shape checks too: only draft agents
+// send one, and building it here as well would cost every page's bundle.
 
 type Json = Record<string, unknown>;
 /** "Not built here": fall back to the shape checks. */
@@ -132,8 +134,13 @@ function optBoolean(value: unknown): boolean | undefined | null {
   return typeof value === 'boolean' ? value : null;
 }
 
+/** Fields this path leaves to the shape checks: metadata, and a generation (v1.1 draft). */
+function unbuilt(wire: Json): boolean {
+  return !absent(wire['metadata']) || !absent(wire['generation']);
+}
+
 function statusUpdate(wire: unknown): StreamEvent | undefined {
-  if (!isJson(wire) || !absent(wire['metadata'])) return SLOW;
+  if (!isJson(wire) || unbuilt(wire)) return SLOW;
   const id = ids(wire);
   const decoded = status(wire['status']);
   const final = optBoolean(wire['final']);
@@ -159,7 +166,7 @@ function artifact(wire: unknown): Artifact | undefined {
 }
 
 function artifactUpdate(wire: unknown): StreamEvent | undefined {
-  if (!isJson(wire) || !absent(wire['metadata'])) return SLOW;
+  if (!isJson(wire) || unbuilt(wire)) return SLOW;
   const id = ids(wire);
   const append = optBoolean(wire['append']);
   const lastChunk = optBoolean(wire['lastChunk']);
@@ -196,7 +203,7 @@ function listOf<T>(value: unknown, item: (wire: unknown) => T | undefined): T[] 
  * path too.
  */
 export function fastTask(wire: unknown, dialect: Dialect): Task | undefined {
-  if (dialect === 'v03-proto' || !isJson(wire) || !absent(wire['metadata'])) return SLOW;
+  if (dialect === 'v03-proto' || !isJson(wire) || unbuilt(wire)) return SLOW;
   const id = wire['id'];
   const contextId = wire['contextId'];
   const kind = wire['kind'];

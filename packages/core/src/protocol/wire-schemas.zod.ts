@@ -81,6 +81,8 @@ export const wireTask = z.object({
   artifacts: z.optional(z.nullable(z.array(wireArtifact))),
   history: z.optional(z.nullable(z.array(wireMessage))),
   metadata,
+  // v1.1 draft (int64: a number, or a string in ProtoJSON); the decoders keep a valid one.
+  generation: z.optional(z.unknown()),
 });
 export type WireTask = z.infer<typeof wireTask>;
 
@@ -91,6 +93,8 @@ export const wireStatusUpdate = z.object({
   status: wireStatus,
   final: optBoolean,
   metadata,
+  // v1.1 draft (int64: a number, or a string in ProtoJSON); the decoders keep a valid one.
+  generation: z.optional(z.unknown()),
 });
 export type WireStatusUpdate = z.infer<typeof wireStatusUpdate>;
 
@@ -102,6 +106,8 @@ export const wireArtifactUpdate = z.object({
   append: optBoolean,
   lastChunk: optBoolean,
   metadata,
+  // v1.1 draft (int64: a number, or a string in ProtoJSON); the decoders keep a valid one.
+  generation: z.optional(z.unknown()),
 });
 export type WireArtifactUpdate = z.infer<typeof wireArtifactUpdate>;
 

@@ -5,6 +5,7 @@ import { array, boolean, enumValue, number, object, opt, record, string, unknown
 // Strict on the fields we use, lenient on unknown ones; ProtoJSON omits defaults, so
 // almost everything is optional here and defaulted when converting.
 // `wire-schemas.zod.ts` holds the same shapes in zod/mini, the oracle of `wire-oracle.test.ts`.
+// (`generation`, v1.1 draft, is not checked: `withGeneration` reads it and keeps only a valid one.)
 
 const optString = opt(string);
 const optBoolean = opt(boolean);

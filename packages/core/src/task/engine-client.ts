@@ -1,5 +1,6 @@
 import type { AgentCard, ProtocolVersion } from '../card/card-types.js';
 import { redact } from '../errors/redact.js';
+import { TetherError } from '../errors/tether-error.js';
 import type { Message } from '../model/types.js';
 import type { SendParams } from '../protocol/encoder.js';
 import type { CallOptions, SendOptions, SubscribeOptions, Transport } from '../transport/transport.js';
@@ -15,11 +16,13 @@ export interface EngineHost {
 }
 
 /** The client's settings the engine follows tasks with (`connect()`'s options, defaults applied). */
-export type FollowSettings = Omit<FollowContext, 'client' | 'owner' | 'following' | 'streamSlots'> & {
+export type FollowSettings = Omit<FollowContext, 'client' | 'owner' | 'following' | 'streamSlots' | 'gate'> & {
   /** This client's name as a lease owner. */
   leaseOwner: string;
   /** The streams the client may hold open at once. */
   maxStreams: number;
+  /** `connect(url, { experimental: { generations } })`. */
+  generations: boolean;
 };
 
 function sendParams(message: Message, options: SendOptions): SendParams {
@@ -28,6 +31,7 @@ function sendParams(message: Message, options: SendOptions): SendParams {
   if (options.historyLength !== undefined) out.historyLength = options.historyLength;
   if (options.pushNotification !== undefined) out.pushNotification = options.pushNotification;
   if (options.metadata !== undefined) out.metadata = options.metadata;
+  if (options.ifGenerationMatch !== undefined) out.ifGenerationMatch = options.ifGenerationMatch;
   return out;
 }
 
@@ -50,7 +54,9 @@ function agentFacts({ card, cardUrl, protocolVersion }: ReturnType<EngineHost['a
  */
 export function followContext(host: EngineHost, settings: FollowSettings): FollowContext {
   const run = <T>(call: (transport: Transport) => Promise<T>): Promise<T> => host.run(call);
-  const { leaseOwner, maxStreams, ...shared } = settings;
+  const { leaseOwner, maxStreams, generations, ...shared } = settings;
+  const gate = generations ? shared.parts.generations : undefined;
+  if (generations && !gate) throw new TetherError('INVALID_ARGUMENT', 'experimental.generations: not in this build');
   const following: FollowContext['following'] = new Map();
   // A task's requests continue its follow's trace (unless the call names one).
   const traced = <O extends CallOptions>(taskId: string | undefined, options: O): O => {
@@ -81,6 +87,7 @@ export function followContext(host: EngineHost, settings: FollowSettings): Follo
       deletePushConfig: (taskId, configId, options) => run((t) => t.deletePushConfig(taskId, configId, traced(taskId, options))),
     },
     owner: leaseOwner,
+    gate,
     following,
     streamSlots: new StreamSlots(maxStreams),
   };

@@ -11,6 +11,7 @@ import type { StreamSlots } from './stream-slots.js';
 import type { NetworkSignals, TaskCoordinator } from './coordinator.js';
 import type { Watch } from '../observe/watch.js';
 import type { TraceContext } from '../observe/trace-context.js';
+import type { GenerationGate } from './generation-gate.js';
 
 /** What the engine must know about the agent it follows tasks on. */
 export interface AgentFacts {
@@ -35,7 +36,10 @@ export interface EngineClient {
   sendMessage(message: Message, options: SendOptions): Promise<SendResult>;
   openStream(message: Message, options: SendOptions, signal: AbortSignal): Promise<EventFeed>;
   openSubscription(taskId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<EventFeed>;
-  getTask(taskId: string, options: { historyLength?: number | undefined; signal?: AbortSignal | undefined; traceContext?: TraceContext | undefined }): Promise<Task>;
+  getTask(
+    taskId: string,
+    options: { historyLength?: number | undefined; signal?: AbortSignal | undefined; traceContext?: TraceContext | undefined; currentGeneration?: number | undefined },
+  ): Promise<Task>;
   listTasks(query: ListTasksQuery, options: CallOptions): Promise<TaskPage>;
   cancelTask(taskId: string, options: { metadata?: Record<string, unknown> | undefined } & CallOptions): Promise<Task>;
   createPushConfig(config: PushNotificationConfig, options: CallOptions): Promise<PushNotificationConfig>;
@@ -93,6 +97,11 @@ export interface FollowContext {
   random: () => number;
   resilience: ResilienceOptions;
   newId: () => string;
+  /**
+   * A new task's {@link GenerationGate}, when the client honours the v1.1-draft task generation
+   * (`connect(url, { experimental: { generations } })`).
+   */
+  gate?: (() => GenerationGate) | undefined;
 }
 
 /** What re-arming a resumed push-mode task needs (its old config id: removed once a new one is registered). */
@@ -156,4 +165,10 @@ export interface EngineParts {
    * only: a client secret does not belong in a web page, so the browser package leaves it out.
    */
   oauth2?: ((setup: ClientCredentialsSetup) => (request: TokenRequest) => Promise<string>) | undefined;
+  /**
+   * A2A v1.1 draft, the task generation (`connect(url, { experimental: { generations: true } })`): a new
+   * task's gate. Core's and Node's `connect()` hand it; the browser's leaves it out (bundle size), and
+   * following a task there with `generations` on is `INVALID_ARGUMENT`.
+   */
+  generations?: (() => GenerationGate) | undefined;
 }

@@ -31,21 +31,36 @@ export function deliver(core: FollowCore, events: TaskEvent[], live: boolean, la
 /** A GetTask or send answer's snapshot (`recovered`: content a gap may have hidden). */
 export function absorbSnapshot(core: FollowCore, task: Task, recovered: boolean): void {
   const r = core.view as Reconciler;
+  // Its generation (v1.1 draft) is the view's from here on; one older than the view's (a stale answer) is
+  // told apart by the reconciler as before: nothing in it is news.
+  r.generations?.admit(task);
   const events = r.applySnapshot(task, { recovered });
   const final = core.state.finalTask === undefined && isTerminalState(task.status.state) && isTerminalState(r.state) ? { task } : undefined;
   deliver(core, events, false, undefined, final);
 }
 
-/** What one read of the open stream brought, applied in order. */
+/**
+ * What one read of the open stream brought, applied in order. With generations (v1.1 draft), an event
+ * applied already is dropped; at a gap the rest of the batch waits on the session (`held`) for the
+ * GetTask that fills it (`liveStep`, follow-steps.ts).
+ */
 export function applyBatch(core: FollowCore, conn: StreamSession, batch: StreamItem[]): void {
   const r = core.view as Reconciler;
+  const gate = r.generations;
   const events: TaskEvent[] = [];
   const before = core.state.finalTask;
   let finalTask = before;
   let lastEventId: string | undefined;
-  for (const item of batch) {
-    if (item.id !== undefined) lastEventId = item.id;
+  for (let i = 0; i < batch.length; i++) {
+    const item = batch[i] as StreamItem;
     const event = item.event;
+    const verdict = gate?.admit(event);
+    if (verdict === 'gap') {
+      conn.held = batch.slice(i);
+      break;
+    }
+    if (item.id !== undefined) lastEventId = item.id;
+    if (verdict === 'drop') continue;
     const ended = isTerminalState(r.state);
     // After the end, a snapshot that is not terminal is stale: it may not take content back.
     if (ended && event.kind === 'task' && !isTerminalState(event.status.state)) continue;

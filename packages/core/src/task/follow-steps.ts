@@ -194,6 +194,18 @@ async function liveStep(core: FollowCore, signal: AbortSignal): Promise<Outcome>
   if (!session) return { type: 'stream-ended' };
   try {
     for (;;) {
+      const held = session.held;
+      if (held) {
+        // A gap in the task's generations (v1.1 draft): the snapshot of one GetTask fills it, and the held
+        // events go on from there (those it covers are dropped).
+        const task = await askTaskRetrying(askerOf(core), core.budget, core.context.scheduler, signal);
+        if (!task) return INTERRUPTED;
+        absorbSnapshot(core, task, true);
+        core.view?.generations?.fill();
+        session.held = undefined;
+        applyBatch(core, session, held);
+        continue;
+      }
       const read = await session.next(signal);
       if (read.type !== 'batch') return endOf(core, read, signal);
       applyBatch(core, session, read.items);
@@ -260,8 +272,13 @@ async function waitStep(core: FollowCore, ms: number, signal: AbortSignal): Prom
  * outcome: `then` when it answered; a transient failure is `request-failed` (or `then`, when `patient`);
  * a lost task is fatal (or `then`, when `lostIsEnd`).
  */
-async function look(core: FollowCore, signal: AbortSignal, then: Outcome, options: { recovered: boolean; patient?: boolean; lostIsEnd?: boolean }): Promise<Outcome> {
-  const asked = await askTask(askerOf(core), signal);
+async function look(
+  core: FollowCore,
+  signal: AbortSignal,
+  then: Outcome,
+  options: { recovered: boolean; patient?: boolean; lostIsEnd?: boolean; currentGeneration?: number | undefined },
+): Promise<Outcome> {
+  const asked = await askTask(askerOf(core), signal, options.currentGeneration);
   switch (asked.kind) {
     case 'stopped':
       return INTERRUPTED;
@@ -284,7 +301,8 @@ async function pollStep(core: FollowCore, delayMs: number, signal: AbortSignal):
     if (!(await push.wait(delayMs, signal))) return INTERRUPTED;
   } else if ((delayMs > 0 || core.context.network?.online() === false) && !(await pause(core.context, delayMs, signal))) return INTERRUPTED;
   const before = core.state.moves;
-  const outcome = await look(core, signal, { type: 'polled' }, { recovered: false });
+  // v1.1 draft: a long poll, held by the agent until the task moves past the generation the view has.
+  const outcome = await look(core, signal, { type: 'polled' }, { recovered: false, currentGeneration: core.view?.generations?.known });
   if (outcome.type === 'polled') core.dispatch({ type: 'polled', moved: core.state.moves !== before, pushDelayMs: push?.nextDelayMs() });
   return outcome;
 }

@@ -83,7 +83,7 @@ export class TaskFollower implements FollowCore {
     const streaming = context.client.agent.streaming;
     this.current = initialState(scheduler.now(), resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming });
     if (resume) {
-      this.reconciler = new Reconciler(resume.taskId, resume.contextId, undefined, options.keepArtifacts !== false);
+      this.reconciler = new Reconciler(resume.taskId, resume.contextId, undefined, options.keepArtifacts !== false, context.gate?.());
       this.records = RecordKeeper.resume(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
       this.oldPushConfigId = resume.pushConfigId;
       context.following.set(resume.taskId, this);
@@ -373,7 +373,7 @@ export class TaskFollower implements FollowCore {
   /** The agent named the task: the handle can follow it, and its record is stored (G1). */
   identify(taskId: string, contextId: string, mode: DeliveryMode): void {
     const now = this.context.scheduler.now();
-    this.reconciler = new Reconciler(taskId, contextId, undefined, this.options.keepArtifacts !== false);
+    this.reconciler = new Reconciler(taskId, contextId, undefined, this.options.keepArtifacts !== false, this.context.gate?.());
     this.context.following.set(taskId, this);
     // Several processes share the store: the lease comes before the first write, so no other process can
     // find the task's record (and take the task) before this one holds it.

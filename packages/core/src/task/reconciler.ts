@@ -5,6 +5,7 @@ import { partKey } from './part-key.js';
 import { PartDigest, type HeldParts } from './part-digest.js';
 import { PartList } from './part-list.js';
 import type { ArtifactEvent, StatusEvent, TaskEvent } from './task-event.js';
+import type { GenerationGate } from './generation-gate.js';
 
 interface LocalArtifact {
   artifact: Omit<Artifact, 'parts'>;
@@ -139,6 +140,8 @@ export class Reconciler {
     contextId = '',
     windows: ReconcilerWindows = WINDOWS,
     private readonly keepArtifacts = true,
+    /** The task's generations (v1.1 draft), when the client honours them: the follow consults it before applying. */
+    readonly generations?: GenerationGate,
   ) {
     this.contextId = contextId;
     this.seenMessages = new BoundedSet(windows.messages);

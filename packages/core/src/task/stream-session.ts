@@ -72,6 +72,8 @@ export class StreamSession {
   healthy = false;
   /** Events read (a probe's answer is stale if this moved while it was asked). */
   seen = 0;
+  /** Events read but not applied yet: from the first past a gap in the task's generations (v1.1 draft) on. */
+  held: StreamItem[] | undefined;
 
   private constructor(
     private readonly host: SessionHost,

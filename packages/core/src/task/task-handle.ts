@@ -12,6 +12,19 @@ import type { TaskWatch } from '../observe/task-watch.js';
 import type { DataOfOptions } from '../schema/data-of.js';
 import type { SchemaOutput, StandardSchema } from '../schema/standard-schema.js';
 
+/** Options of {@link TaskHandle.reply}. */
+export interface ReplyOptions extends Omit<SendOptions, 'ifGenerationMatch'> {
+  /**
+   * A2A v1.1 draft: send the reply only if the task is still at this generation — a number, or `'last'`
+   * for the generation of the last change this handle applied (with `connect(url, { experimental:
+   * { generations: true } })` and an agent that keeps generations; when none is known, `'last'` sends 0,
+   * which such an agent refuses: a reply asked to be guarded never goes unguarded). A task that changed
+   * meanwhile makes the agent refuse the reply with an `A2AError` -32010, `maybeDelivered: false` (read
+   * it with `generationMismatch()` of `@a2a-tether/core/protocol`); the follow goes on.
+   */
+  ifGenerationMatch?: number | 'last' | undefined;
+}
+
 /**
  * A task being followed. Hold it to read events, wait for the result, answer the agent, cancel,
  * or stop watching. The engine behind it owns every connection; the handle only reads from it
@@ -130,13 +143,15 @@ export class TaskHandle {
    * Answers the agent at `input-required` / `auth-required`: continues the same task (same task
    * and context ids, a new message id). Resolves once the agent acknowledged the message.
    */
-  async reply(input: MessageInput, options: SendOptions = {}): Promise<void> {
+  async reply(input: MessageInput, options: ReplyOptions = {}): Promise<void> {
     const follower = this.follower;
     const r = follower?.view;
     if (!follower || !r) throw new TetherError('INVALID_ARGUMENT', 'a direct message answer has no task to continue', { maybeDelivered: false });
+    // 'last' with no generation known: 0, which an agent that keeps generations refuses (never unguarded).
+    const guard = options.ifGenerationMatch === 'last' ? (r.generations?.known ?? 0) : options.ifGenerationMatch;
     const base = typeof input === 'string' ? { text: input } : input;
     const message = toMessage({ ...base, taskId: r.taskId, contextId: r.contextId }, this.context.newId);
-    await follower.reply(message, options);
+    await follower.reply(message, { ...options, ifGenerationMatch: guard });
     this.watch?.tell(r.taskId, r.contextId, { type: 'answered', messageId: message.messageId });
   }
 

@@ -26,11 +26,14 @@ export interface TaskAsker {
   taskId: string;
 }
 
-/** One GetTask through the request-rate ceiling, classified (see {@link Asked}). Never throws. */
-export async function askTask(asker: TaskAsker, signal: AbortSignal): Promise<Asked> {
+/**
+ * One GetTask through the request-rate ceiling, classified (see {@link Asked}). Never throws.
+ * `currentGeneration` (v1.1 draft): a long poll — the agent may hold the answer until the task moves past it.
+ */
+export async function askTask(asker: TaskAsker, signal: AbortSignal, currentGeneration?: number): Promise<Asked> {
   if (!(await asker.limiter.acquire(signal))) return { kind: 'stopped' };
   try {
-    return { kind: 'task', task: await asker.client.getTask(asker.taskId, { signal }) };
+    return { kind: 'task', task: await asker.client.getTask(asker.taskId, { signal, currentGeneration }) };
   } catch (error) {
     if (signal.aborted) return { kind: 'stopped' };
     if (error instanceof TaskNotFoundError) return { kind: 'lost', error };

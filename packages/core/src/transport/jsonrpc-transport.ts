@@ -19,7 +19,7 @@ import { decodeOrThrow } from './decode-or-throw.js';
 import { SseEventFeed, type EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, quoteValue, streamError, type FrameDecoder } from './frame.js';
 import { isObject } from '../util/is-object.js';
-import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
+import type { CallOptions, GetTaskCallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
 import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
 
 type Operation =
@@ -252,10 +252,12 @@ export class JsonRpcTransport implements Transport {
     return this.feed('stream', this.encoder.sendParams(params), options, signal, params.message.taskId, params.message.messageId);
   }
 
-  async getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
+  async getTask(taskId: string, historyLength: number | undefined, options?: GetTaskCallOptions): Promise<Task> {
     this.ids('get', taskId);
     const params: Record<string, unknown> = { id: taskId };
     if (historyLength !== undefined) params['historyLength'] = historyLength;
+    // v1.1 draft long poll: an int64, written as ProtoJSON writes it.
+    if (options?.currentGeneration !== undefined) params['currentGeneration'] = String(options.currentGeneration);
     return this.call('get', params, options, taskId, (result, context, secrets) => decodeOrThrow(() => decodeTask(result, this.dialect), context, secrets));
   }
 

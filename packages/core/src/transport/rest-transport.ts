@@ -18,7 +18,7 @@ import { decodeOrThrow } from './decode-or-throw.js';
 import { SseEventFeed, type EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
 import { isObject } from '../util/is-object.js';
-import type { CallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
+import type { CallOptions, GetTaskCallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
 import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
 
 const JSON_ACCEPT = 'application/a2a+json, application/json';
@@ -127,12 +127,15 @@ export class RestTransport implements Transport {
       taskId: params.message.taskId,
       messageId: params.message.messageId,
     });
-    return this.feed(await this.context.http.open({ ...this.sse(request), signal }), params.message.taskId);
+    const open = await this.context.http.open({ ...this.sse(request), signal });
+    return this.feed(open, params.message.taskId);
   }
 
-  getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
+  getTask(taskId: string, historyLength: number | undefined, options?: GetTaskCallOptions): Promise<Task> {
     const url = new URL(this.path('GetTask', this.task(taskId, 'GetTask')));
     if (historyLength !== undefined) url.searchParams.set('historyLength', String(historyLength));
+    // v1.1 draft long poll (§11.5: `?currentGeneration=5`).
+    if (options?.currentGeneration !== undefined) url.searchParams.set('currentGeneration', String(options.currentGeneration));
     const request = this.request('GetTask', 'GET', url.href, options, { taskId });
     return this.json(request, (body) => decodeTask(body, this.dialect));
   }

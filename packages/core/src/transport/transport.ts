@@ -52,10 +52,28 @@ export interface SendOptions extends CallOptions {
   pushNotification?: Omit<PushNotificationConfig, 'taskId'> | undefined;
   /** Request metadata (not the message's). */
   metadata?: Metadata | undefined;
+  /**
+   * A2A v1.1 draft (optimistic concurrency, spec §3.2.7): the generation the task must still be at. A
+   * v1.1 agent refuses a message to a task that changed meanwhile with an `A2AError` -32010 (read it
+   * with `generationMismatch()`; nothing was done: re-read the task, then decide); it ignores the field when the message creates
+   * a task. Sent as given on v1.0 interfaces (an agent without generations ignores it); not on v0.3.
+   */
+  ifGenerationMatch?: number | undefined;
+}
+
+/** Options of a transport's `getTask` (what a binding of your own may honour beyond {@link CallOptions}). */
+export interface GetTaskCallOptions extends CallOptions {
+  /**
+   * A2A v1.1 draft (long poll, spec §3.2.7): a v1.1 agent holds the answer until the task's generation
+   * is past this one (or its own time limit passes): the `currentGeneration` param, or query parameter.
+   * An agent without generations answers at once, as usual. (The task engine sends it only to agents
+   * that stamp generations, so never on v0.3.)
+   */
+  currentGeneration?: number | undefined;
 }
 
 /** Options of `getTask`. */
-export interface GetTaskOptions extends IdempotentCallOptions {
+export interface GetTaskOptions extends IdempotentCallOptions, Pick<GetTaskCallOptions, 'currentGeneration'> {
   /** At most this many of the newest history messages (v1: 0 = none; omit for the agent's default). */
   historyLength?: number | undefined;
 }
@@ -98,7 +116,7 @@ export interface Transport {
   sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult>;
   /** Opens a streaming send (the feed is read by its owner). */
   openStream(params: SendParams, options: CallOptions | undefined, signal: AbortSignal): Promise<EventFeed>;
-  getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task>;
+  getTask(taskId: string, historyLength: number | undefined, options?: GetTaskCallOptions): Promise<Task>;
   listTasks(query: ListTasksQuery, options?: CallOptions): Promise<TaskPage>;
   cancelTask(taskId: string, metadata: Metadata | undefined, options?: CallOptions): Promise<Task>;
   /** Opens a task subscription. */

@@ -61,11 +61,20 @@ function scenarioText(random: () => number, scenario: RunScenario): string {
   }
 }
 
+/**
+ * The misbehaviours of the v1.1 draft's generations (a skipped event, an old one sent again, generation 0):
+ * they are about a feature this model check does not turn on (`experimental.generations`), and an agent
+ * that drops an event from its stream without generations is one no client can catch there.
+ * packages/core/test/generations.test.ts runs them with the flag on.
+ */
+const GENERATION_MISBEHAVIOURS: ReadonlySet<string> = new Set(['dropEvent', 'replayOld', 'zeroGeneration']);
+const DRAWN = MISBEHAVIOUR_NAMES.filter((name) => !GENERATION_MISBEHAVIOURS.has(name));
+
 function drawMisbehaviours(random: () => number): Misbehaviour[] {
   const count = pick(random, [0, 1, 1, 1, 2, 2, 2, 3, 3, 3]);
   const chosen: Misbehaviour[] = [];
   for (let guard = 0; chosen.length < count && guard < 50; guard++) {
-    const name = pick(random, MISBEHAVIOUR_NAMES);
+    const name = pick(random, DRAWN);
     if (chosen.includes(name)) continue;
     if (SKEWS.has(name) && chosen.some((c) => SKEWS.has(c))) continue;
     chosen.push(name);

@@ -9,6 +9,7 @@ import type {
   CallOptions,
   CustomBinding,
   EventFeed,
+  GetTaskCallOptions,
   ListTasksQuery,
   Metadata as A2AMetadata,
   PushNotificationConfig,
@@ -221,8 +222,12 @@ class GrpcTransport implements Transport {
     return this.stream('SendStreamingMessage', encodeSendParams(params, 'v1') as Json, options, signal, params.message.taskId);
   }
 
-  getTask(taskId: string, historyLength: number | undefined, options?: CallOptions): Promise<Task> {
-    return this.unary('GetTask', 'GetTaskRequest', 'Task', historyLength === undefined ? { id: taskId } : { id: taskId, historyLength }, options, (r) => decodeTask(r, 'v1'));
+  getTask(taskId: string, historyLength: number | undefined, options?: GetTaskCallOptions): Promise<Task> {
+    const request: Json = { id: taskId };
+    if (historyLength !== undefined) request['historyLength'] = historyLength;
+    // v1.1 draft: a long poll (GetTaskRequest.current_generation).
+    if (options?.currentGeneration !== undefined) request['currentGeneration'] = options.currentGeneration;
+    return this.unary('GetTask', 'GetTaskRequest', 'Task', request, options, (r) => decodeTask(r, 'v1'));
   }
 
   listTasks(query: ListTasksQuery, options?: CallOptions): Promise<TaskPage> {

@@ -14,6 +14,8 @@ export const A2A_ERROR_CODES = {
   extendedAgentCardNotConfigured: -32007,
   extensionSupportRequired: -32008,
   versionNotSupported: -32009,
+  /** A2A v1.1 draft: `ifGenerationMatch` does not match the task's generation. */
+  taskGenerationMismatch: -32010,
 } as const;
 
 interface CodeInfo {
@@ -48,6 +50,8 @@ const CODE_INFO: ReadonlyMap<number, CodeInfo> = new Map<number, CodeInfo>([
   ],
   [-32008, { reason: 'EXTENSION_SUPPORT_REQUIRED', v1Http: 400, v1Status: 'FAILED_PRECONDITION', v03Http: 500 }],
   [-32009, { reason: 'VERSION_NOT_SUPPORTED', v1Http: 400, v1Status: 'FAILED_PRECONDITION', v03Http: 500 }],
+  // v1.1 draft: 409 Conflict (an earlier draft said 412), gRPC ABORTED.
+  [-32010, { reason: 'TASK_GENERATION_MISMATCH', v1Http: 409, v1Status: 'ABORTED', v03Http: 409 }],
 ]);
 
 const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
@@ -60,6 +64,8 @@ export class AgentError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** The `ErrorInfo` metadata of the v1 error bodies (string values, as google.rpc.ErrorInfo has them). */
+    readonly metadata?: Record<string, string>,
   ) {
     super(message);
   }
@@ -81,14 +87,17 @@ export function toAgentError(error: unknown): AgentError {
   return new AgentError(A2A_ERROR_CODES.internalError, message);
 }
 
-function errorInfo(code: number): Record<string, unknown>[] {
-  const reason = CODE_INFO.get(code)?.reason;
-  return reason === undefined ? [] : [{ '@type': ERROR_INFO_TYPE, reason, domain: ERROR_DOMAIN }];
+function errorInfo(error: AgentError): Record<string, unknown>[] {
+  const reason = CODE_INFO.get(error.code)?.reason;
+  if (reason === undefined) return [];
+  const info: Record<string, unknown> = { '@type': ERROR_INFO_TYPE, reason, domain: ERROR_DOMAIN };
+  if (error.metadata !== undefined) info['metadata'] = error.metadata;
+  return [info];
 }
 
 /** JSON-RPC `error` member: v1 adds `data: [ErrorInfo]` for A2A codes, v0.3 has no `data`. */
 export function jsonRpcErrorObject(error: AgentError, version: '1.0' | '0.3'): Record<string, unknown> {
-  const details = version === '1.0' ? errorInfo(error.code) : [];
+  const details = version === '1.0' ? errorInfo(error) : [];
   return details.length > 0
     ? { code: error.code, message: error.message, data: details }
     : { code: error.code, message: error.message };
@@ -109,7 +118,7 @@ export function v1RestError(error: AgentError): { status: number; body: Record<s
   return {
     status: info.v1Http,
     body: {
-      error: { code: info.v1Http, status: info.v1Status, message: error.message, details: errorInfo(error.code) },
+      error: { code: info.v1Http, status: info.v1Status, message: error.message, details: errorInfo(error) },
     },
   };
 }

@@ -159,7 +159,9 @@ async function dispatchV1(request: BindingRequest, id: RpcId, method: string, pa
       return;
     }
     case 'GetTask': {
-      const task = ops.get(requireString(params, 'id', 'params'), optionalInteger(params, 'historyLength', 'params'), '1.0');
+      const taskId = requireString(params, 'id', 'params');
+      const historyLength = optionalInteger(params, 'historyLength', 'params');
+      const task = await ops.getPast(taskId, historyLength, '1.0', optionalInteger(params, 'currentGeneration', 'params'));
       reply(request, id, codec.encodeTask(task));
       return;
     }

@@ -77,6 +77,19 @@ export const MISBEHAVIOURS = Object.freeze({
   terminalViaGet: 'streams end cleanly just before the terminal status',
   /** After the terminal status, the stream sends one more status (`working`) before it ends. */
   afterTerminal: 'one more status (working) after the terminal one',
+  /**
+   * With `generations`: the event `mbDropAt` (default seeded 2–4) never goes out on the task's streams
+   * (GetTask shows it): the next event's generation is two past the last one a client saw.
+   */
+  dropEvent: 'streams skip event mbDropAt (a gap in the generations)',
+  /**
+   * With `generations`: right after event `mbReplayAt` (default 4), the task's streams send event
+   * `mbReplayOf` (default 2) again, with its generation but other content — its text becomes `REPLAYED`
+   * (a status gets a new message id) — so that only its generation shows it is old.
+   */
+  replayOld: 'after event mbReplayAt, event mbReplayOf again (its generation, other text)',
+  /** With `generations`: from event `mbZeroAt` (default 3) on, the task's streams say generation 0. */
+  zeroGeneration: 'from event mbZeroAt on, stream events say generation 0',
 });
 
 /** The name of a misbehaviour; see {@link MISBEHAVIOURS}. */
@@ -108,6 +121,14 @@ export interface MisbehaviourParams {
   loseAfter?: number | undefined;
   /** `stale`: how many events back a stale GetTask answer lies. */
   staleBack?: number | undefined;
+  /** `dropEvent`: the event left out of the streams. */
+  dropAt?: number | undefined;
+  /** `replayOld`: the event after which an old one is sent again. */
+  replayAt?: number | undefined;
+  /** `replayOld`: the event sent again. */
+  replayOf?: number | undefined;
+  /** `zeroGeneration`: the first event that says generation 0. */
+  zeroAt?: number | undefined;
 }
 
 /** The misbehaviours a task selected in its scenario command, with their parameters. */
@@ -123,6 +144,10 @@ const PARAM_KEYS: ReadonlyArray<readonly [string, keyof MisbehaviourParams]> = [
   ['mbRefuse', 'refuse'],
   ['mbLoseAfter', 'loseAfter'],
   ['mbStaleBack', 'staleBack'],
+  ['mbDropAt', 'dropAt'],
+  ['mbReplayAt', 'replayAt'],
+  ['mbReplayOf', 'replayOf'],
+  ['mbZeroAt', 'zeroAt'],
 ];
 
 function isMisbehaviour(name: string): name is Misbehaviour {
@@ -161,7 +186,7 @@ export function parseMisbehaviourSelection(params: Readonly<Record<string, strin
       }
       selected.refuse = value as SubscribeRefusal;
     } else {
-      if ((field === 'errorAt' || field === 'loseAfter' || field === 'staleBack') && value < 1) {
+      if (field !== 'seed' && field !== 'code' && value < 1) {
         throw invalidParams(`${key}=${raw} must be at least 1`);
       }
       selected[field] = value;

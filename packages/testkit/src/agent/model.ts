@@ -72,6 +72,8 @@ export interface TaskSnapshot {
   status: TestTaskStatus;
   artifacts: TestArtifact[];
   history: TestMessage[];
+  /** With `behaviour.generations` (v1.1 draft): the task's generation. */
+  generation?: number | undefined;
 }
 
 /** One event a task emitted, numbered from 1 in emission order (`seq` also feeds SSE `id:` lines). */
@@ -100,6 +102,8 @@ export interface TestTaskRecord {
   pushConfigs: TestPushConfig[];
   /** How many events the task emitted so far (the last SSE sequence number). */
   eventCount: number;
+  /** The task's generation (v1.1 draft): 1 at creation, +1 per event — `eventCount` (sent only with `behaviour.generations`). */
+  generation: number;
   /** Every state the task was in, in order: one entry per status it emitted, the creation included. */
   states: TestTaskState[];
   /** True once the `lose` misbehaviour made the agent forget the task (it answers -32001 about it). */

@@ -28,6 +28,17 @@ export interface ListTasksQuery {
   includeArtifacts?: boolean | undefined;
 }
 
+/** A GetTask that asked to be held (`currentGeneration`, v1.1 draft), as the agent answered it. */
+export interface TestLongPoll {
+  taskId: string;
+  /** The generation the client asked to get past. */
+  currentGeneration: number;
+  /** Whether the agent held the answer (the task was not past that generation yet). */
+  held: boolean;
+  /** The generation the answer showed. */
+  answered: number;
+}
+
 export interface ListTasksResult {
   tasks: TaskSnapshot[];
   nextPageToken: string;
@@ -64,6 +75,9 @@ function decodePageToken(token: string): number {
  * the results; errors are thrown as AgentError.
  */
 export class AgentOperations {
+  /** Every GetTask with `currentGeneration` (under `behaviour.generations`), oldest first. */
+  readonly longPolls: TestLongPoll[] = [];
+
   constructor(
     private readonly registry: TaskRegistry,
     private readonly options: ResolvedOptions,
@@ -83,7 +97,7 @@ export class AgentOperations {
     this.requireStreaming();
     const { message } = params;
     if (message.taskId !== undefined) {
-      const entry = this.followUpTarget(message);
+      const entry = this.followUpTarget(message, params.ifGenerationMatch);
       this.addInlinePushConfig(entry, params.pushConfig, version);
       session.bind(entry);
       // v1 streams start with a Task snapshot on every turn; v0.3 follow-ups start with the next event.
@@ -103,7 +117,7 @@ export class AgentOperations {
   private sendRaw(params: SendParams, version: Version): Promise<SendResult> {
     const { message, blocking } = params;
     if (message.taskId !== undefined) {
-      const entry = this.followUpTarget(message);
+      const entry = this.followUpTarget(message, params.ifGenerationMatch);
       this.addInlinePushConfig(entry, params.pushConfig, version);
       const run = entry.run;
       if (!blocking || run?.active !== true) {
@@ -189,9 +203,16 @@ export class AgentOperations {
     this.storePushConfig(entry, push, version);
   }
 
-  private followUpTarget(message: TestMessage): TaskEntry {
+  private followUpTarget(message: TestMessage, ifGenerationMatch?: number): TaskEntry {
     const taskId = message.taskId ?? '';
     const entry = this.entry(taskId);
+    if (ifGenerationMatch !== undefined && entry.misbehaviour.generations && ifGenerationMatch !== entry.generation) {
+      throw new AgentError(
+        A2A_ERROR_CODES.taskGenerationMismatch,
+        `Task generation mismatch: expected ${ifGenerationMatch} but current generation is ${entry.generation}`,
+        { taskId, expectedGeneration: String(ifGenerationMatch), currentGeneration: String(entry.generation) },
+      );
+    }
     if (message.contextId !== undefined && message.contextId !== entry.contextId) {
       throw invalidParams(`contextId ${message.contextId} does not match task ${taskId} (context ${entry.contextId})`);
     }
@@ -219,6 +240,31 @@ export class AgentOperations {
     const back = isTerminal(entry.status.state) ? 0 : entry.misbehaviour.nextStaleBack();
     const task = back === 0 ? entry.snapshot() : taskAsOf(entry, entry.events.length - back);
     return limitHistory(task, historyLength, version);
+  }
+
+  /**
+   * GetTask with `currentGeneration` (v1.1 draft): under `behaviour.generations`, held until the task's
+   * generation is past it (an event), its run ends, or `generationHoldMs` passed; otherwise {@link get}.
+   */
+  async getPast(id: string, historyLength: number | undefined, version: Version, currentGeneration: number | undefined): Promise<TaskSnapshot> {
+    const entry = this.entry(id);
+    if (currentGeneration === undefined || version !== '1.0' || !entry.misbehaviour.generations) return this.get(id, historyLength, version);
+    const held = entry.generation <= currentGeneration && entry.run?.active === true;
+    if (held) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          detach();
+          resolve();
+        };
+        const timer = setTimeout(done, this.options.behaviour.generationHoldMs ?? 2000);
+        timer.unref();
+        const detach = entry.run?.observe({ event: done, end: done }) ?? ((): void => undefined);
+      });
+    }
+    const task = this.get(id, historyLength, version);
+    this.longPolls.push({ taskId: id, currentGeneration, held, answered: task.generation ?? 0 });
+    return task;
   }
 
   list(query: ListTasksQuery): ListTasksResult {

@@ -46,6 +46,18 @@ export interface TestAgentBehaviour {
    * learns what happened. Counts down per such send (set it again with `setBehaviour`). Default 0.
    */
   loseAnswers?: number | undefined;
+  /**
+   * A2A v1.1 draft, the task generation (spec §3.2.7), on the v1.0 dialect: every task and event carries
+   * `generation` (1 at creation, +1 per event: an event's is its sequence number), GetTask with
+   * `currentGeneration` holds until the task's generation is past it (at most `generationHoldMs`), and a
+   * message with `configuration.ifGenerationMatch` to a task at another generation is refused with
+   * -32010 (HTTP+JSON: 409, `ErrorInfo` reason `TASK_GENERATION_MISMATCH` with `taskId`,
+   * `expectedGeneration` and `currentGeneration`). The misbehaviours `dropEvent`, `replayOld` and
+   * `zeroGeneration` bend it. Default false: a v1.0 agent, which sends no generation and ignores both.
+   */
+  generations?: boolean | undefined;
+  /** How long GetTask with `currentGeneration` holds at most (ms). Default 2,000. */
+  generationHoldMs?: number | undefined;
 }
 
 /** Options of {@link startTestAgent}. */

@@ -92,8 +92,9 @@ const v1Routes: readonly Route[] = [
     });
     respond(request, v1, 200, { ...result, tasks: result.tasks.map((task) => wireV1.encodeTask(task)) });
   }),
-  route(['GET'], `/tasks/${ID}`, (request, [id = '']) => {
-    respond(request, v1, 200, wireV1.encodeTask(request.ops.get(id, historyLength(request), '1.0')));
+  route(['GET'], `/tasks/${ID}`, async (request, [id = '']) => {
+    const currentGeneration = optionalInteger(query(request), 'currentGeneration', 'query');
+    respond(request, v1, 200, wireV1.encodeTask(await request.ops.getPast(id, historyLength(request), '1.0', currentGeneration)));
   }),
   route(['POST'], `/tasks/${ID}:cancel`, async (request, [id = '']) => {
     jsonBody(request);

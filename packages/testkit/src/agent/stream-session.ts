@@ -1,7 +1,7 @@
 import { AgentError } from './agent-error.js';
 import { foreignItems } from './foreign-events.js';
 import { isInterrupted, isTerminal } from './model.js';
-import type { TaskEvent, TestMessage, TestTaskState } from './model.js';
+import type { TaskEvent, TestMessage, TestPart, TestTaskState } from './model.js';
 import type { SseWriter } from './sse.js';
 import type { TaskMisbehaviour } from './task-misbehaviour.js';
 import type { TaskEntry, TaskObserver } from './task-registry.js';
@@ -160,6 +160,11 @@ export class StreamSession implements TaskObserver {
       this.afterEvent(event.seq, entry, entry.status.state);
       return;
     }
+    // `dropEvent`: this event never goes out (what follows it does).
+    if (mb.drops(event.seq)) {
+      this.afterEvent(event.seq, entry, event.type === 'status' ? event.status.state : undefined);
+      return;
+    }
     const item = eventToItem(event, this.options.closeAtInterrupted);
     if (item.kind === 'status' && this.hidesTerminal(item.status.state)) {
       this.finish();
@@ -203,6 +208,8 @@ export class StreamSession implements TaskObserver {
 
   /** After event `seq` went out: another task's events (`foreign`), then end if the task settled or was lost. */
   private afterEvent(seq: number, entry: TaskEntry, state: TestTaskState | undefined): void {
+    const old = entry.misbehaviour.replayAfter(seq);
+    if (old !== undefined) this.writeReplayed(entry, old);
     if (entry.misbehaviour.foreignAt(seq)) {
       for (const item of foreignItems(entry, seq, this.options.others(entry))) this.write(item, entry, seq);
     }
@@ -225,6 +232,22 @@ export class StreamSession implements TaskObserver {
     }
   }
 
+  /** `replayOld`: event `seq` once more, with its generation but the text `REPLAYED` (a status: a new message id too). */
+  private writeReplayed(entry: TaskEntry, seq: number): void {
+    const event = entry.events[seq - 1];
+    if (event === undefined || event.type === 'task') return;
+    const item = eventToItem(event, this.options.closeAtInterrupted);
+    const parts: TestPart[] = [{ kind: 'text', text: 'REPLAYED' }];
+    if (item.kind === 'status') {
+      const base: TestMessage = item.status.message ?? { messageId: `status-${seq}`, role: 'agent', parts, taskId: entry.id, contextId: entry.contextId };
+      item.status = { ...item.status, message: { ...base, messageId: `${base.messageId}-replayed`, parts } };
+      item.final = false;
+    } else if (item.kind === 'artifact') {
+      item.artifact = { ...item.artifact, parts };
+    }
+    this.write(item, entry, seq);
+  }
+
   private writeError(error: AgentError): void {
     this.sink.sse.send(this.sink.encodeError(error), { event: 'error', rs: this.misbehaviour.has('rs') });
   }
@@ -232,6 +255,10 @@ export class StreamSession implements TaskObserver {
   private write(item: StreamItem, entry: TaskEntry | undefined, seq: number | undefined): void {
     if (this.finished) return;
     this.wroteAny = true;
+    // `generations` (v1.1 draft): an update carries the task's generation after it, its sequence number.
+    if (entry?.misbehaviour.generations && seq !== undefined && (item.kind === 'status' || item.kind === 'artifact')) {
+      item = { ...item, generation: entry.misbehaviour.generationOf(seq) };
+    }
     const id = this.options.sseIds && entry !== undefined && seq !== undefined ? `${entry.id}:${seq}` : undefined;
     this.sink.sse.send(this.sink.encode(item), { id, rs: this.misbehaviour.has('rs') });
   }

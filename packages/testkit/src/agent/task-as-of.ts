@@ -25,11 +25,13 @@ export function taskAsOf(entry: TaskEntry, seq: number): TaskSnapshot {
     }
   }
   const historyLength = entry.historyLengths[upTo - 1] ?? entry.history.length;
-  return clone({
+  const task: TaskSnapshot = clone({
     id: entry.id,
     contextId: entry.contextId,
     status,
     artifacts,
     history: entry.history.slice(0, historyLength),
   });
+  if (entry.misbehaviour.generations) task.generation = upTo;
+  return task;
 }

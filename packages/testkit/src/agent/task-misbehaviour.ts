@@ -99,6 +99,26 @@ export class TaskMisbehaviour {
     return this.has('lose') && eventCount >= this.loseAfter;
   }
 
+  /** `generations` (a behaviour, read live): tasks and events carry their generation. */
+  get generations(): boolean {
+    return this.behaviour.generations === true;
+  }
+
+  /** `dropEvent`: whether event `seq` is left out of the task's streams. */
+  drops(seq: number): boolean {
+    return this.has('dropEvent') && seq === (this.param('dropAt') ?? this.int(0, 'drop-at', 2, 4));
+  }
+
+  /** `replayOld`: the event sent again right after event `seq`, if one is. */
+  replayAfter(seq: number): number | undefined {
+    return this.has('replayOld') && seq === (this.param('replayAt') ?? 4) ? (this.param('replayOf') ?? 2) : undefined;
+  }
+
+  /** The generation an event (or a snapshot) as of event `seq` says: `seq`, or 0 under `zeroGeneration`. */
+  generationOf(seq: number): number {
+    return this.has('zeroGeneration') && seq >= (this.param('zeroAt') ?? 3) ? 0 : seq;
+  }
+
   /**
    * `stale`: how many events back the next GetTask answer lies (0: exact). Counts the call, so ask once
    * per answer, and only for a task that is not terminal.

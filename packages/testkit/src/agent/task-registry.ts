@@ -71,15 +71,22 @@ export class TaskEntry {
     return this.misbehaviour.lostWith(this.events.length);
   }
 
-  /** A deep copy of the task as the wire shows it. */
+  /** The task's generation (v1.1 draft): 1 at creation (also while its creation event is made), +1 per event. */
+  get generation(): number {
+    return Math.max(1, this.events.length);
+  }
+
+  /** A deep copy of the task as the wire shows it (with its generation, under `behaviour.generations`). */
   snapshot(): TaskSnapshot {
-    return clone({
+    const task: TaskSnapshot = clone({
       id: this.id,
       contextId: this.contextId,
       status: this.status,
       artifacts: this.artifacts,
       history: this.history,
     });
+    if (this.misbehaviour.generations) task.generation = this.generation;
+    return task;
   }
 
   /** The public read-only view. */
@@ -93,6 +100,7 @@ export class TaskEntry {
       history: clone(this.history),
       pushConfigs: clone([...this.pushConfigs.values()]),
       eventCount: this.events.length,
+      generation: this.generation,
       states: [...this.states],
     };
     if (this.status.message !== undefined) view.statusMessage = clone(this.status.message);

@@ -13,6 +13,7 @@ import { isCreatingSend } from './lose-answer.js';
 import { checkMisbehaviourNames } from './misbehaviour.js';
 import type { TestTaskRecord } from './model.js';
 import { AgentOperations } from './operations.js';
+import type { TestLongPoll } from './operations.js';
 import { resolveOptions } from './options.js';
 import type { ResolvedOptions, TestAgentBehaviour, TestAgentOptions } from './options.js';
 import { PushSender } from './push-sender.js';
@@ -47,6 +48,8 @@ export interface TestAgent extends AsyncDisposable {
   readonly tasks: TestTaskView;
   /** Push deliveries that failed (network error or non-2xx). */
   readonly pushFailures: number;
+  /** Every GetTask with `currentGeneration` under `behaviour.generations` (v1.1 draft), oldest first. */
+  readonly longPolls: readonly TestLongPoll[];
   /** True while the listener is up (between start() and stop()). */
   readonly listening: boolean;
   /** Change behaviour switches live; `undefined` restores a default. */
@@ -113,6 +116,10 @@ class TestAgentServer implements TestAgent {
 
   get pushFailures(): number {
     return this.push.failures;
+  }
+
+  get longPolls(): readonly TestLongPoll[] {
+    return this.ops.longPolls;
   }
 
   get listening(): boolean {

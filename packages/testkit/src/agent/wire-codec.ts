@@ -15,6 +15,8 @@ export interface SendParams {
   blocking: boolean;
   historyLength?: number | undefined;
   pushConfig?: PushConfigInput | undefined;
+  /** v1.1 draft (v1.0 dialect): the generation the task must be at. */
+  ifGenerationMatch?: number | undefined;
 }
 
 /** What a send answers with. */
@@ -24,7 +26,7 @@ export type SendResult = { kind: 'message'; message: TestMessage } | { kind: 'ta
 export type StreamItem =
   | { kind: 'message'; message: TestMessage }
   | { kind: 'task'; task: TaskSnapshot }
-  | { kind: 'status'; taskId: string; contextId: string; status: TestTaskStatus; final: boolean }
+  | { kind: 'status'; taskId: string; contextId: string; status: TestTaskStatus; final: boolean; generation?: number | undefined }
   | {
       kind: 'artifact';
       taskId: string;
@@ -32,6 +34,8 @@ export type StreamItem =
       artifact: TestArtifact;
       append: boolean;
       lastChunk: boolean;
+      /** v1.1 draft: the task's generation after this change (v1.0 dialect only). */
+      generation?: number | undefined;
     };
 
 /** Maps the neutral model to one wire dialect and back. */

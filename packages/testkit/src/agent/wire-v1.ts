@@ -130,6 +130,8 @@ function decodeSendParams(params: unknown): SendParams {
     blocking: optionalBoolean(config, 'returnImmediately', 'params.configuration') !== true,
     historyLength: optionalInteger(config, 'historyLength', 'params.configuration'),
     pushConfig: push === undefined ? undefined : decodePushConfig(push, 'params.configuration.taskPushNotificationConfig'),
+    // v1.1 draft: an int64, a string in ProtoJSON (numbers are accepted too).
+    ifGenerationMatch: optionalInteger(config, 'ifGenerationMatch', 'params.configuration'),
   }) as unknown as SendParams;
 }
 
@@ -185,6 +187,11 @@ function encodeArtifact(artifact: TestArtifact): JsonObject {
   });
 }
 
+/** v1.1 draft: an int64 in ProtoJSON is a string; 0 is written (`"0"`) rather than left out, so a client sees it. */
+function generation(value: number | undefined): string | undefined {
+  return value === undefined ? undefined : String(value);
+}
+
 export function encodeV1Task(task: TaskSnapshot): JsonObject {
   return compact({
     id: task.id,
@@ -192,6 +199,7 @@ export function encodeV1Task(task: TaskSnapshot): JsonObject {
     status: encodeStatus(task.status),
     artifacts: nonEmpty(task.artifacts.map(encodeArtifact)),
     history: nonEmpty(task.history.map(encodeV1Message)),
+    generation: generation(task.generation),
   });
 }
 
@@ -203,7 +211,9 @@ export function encodeV1StreamItem(item: StreamItem): JsonObject {
     case 'task':
       return { task: encodeV1Task(item.task) };
     case 'status':
-      return { statusUpdate: { taskId: item.taskId, contextId: item.contextId, status: encodeStatus(item.status) } };
+      return {
+        statusUpdate: compact({ taskId: item.taskId, contextId: item.contextId, status: encodeStatus(item.status), generation: generation(item.generation) }),
+      };
     case 'artifact':
       return {
         artifactUpdate: compact({
@@ -212,6 +222,7 @@ export function encodeV1StreamItem(item: StreamItem): JsonObject {
           artifact: encodeArtifact(item.artifact),
           append: item.append || undefined,
           lastChunk: item.lastChunk || undefined,
+          generation: generation(item.generation),
         }),
       };
   }
