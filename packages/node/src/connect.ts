@@ -3,6 +3,7 @@ import { connect as coreConnect, TetherError, type A2AClient, type ConnectOption
 import { parseAddress } from './address-kind.js';
 import { guardedNodeFetch, type NodeFetch } from './node-fetch.js';
 import { NetworkPolicy, type NetworkOptions } from './ssrf-guard.js';
+import type { PushRelay } from './push/push-relay.js';
 
 /** Options of node's {@link connect}: core's, plus the SSRF guard's settings. */
 export interface NodeConnectOptions extends ConnectOptions {
@@ -39,6 +40,18 @@ async function isLocal(url: URL, policy: NetworkPolicy): Promise<boolean> {
  * @throws TetherError `ADDRESS_NOT_ALLOWED` when the card or a redirect leads where `network`
  *   does not allow (also from later calls of the client), besides everything core's `connect()` throws.
  */
+/**
+ * Several replicas on one Redis: a push receiver and a store that can relay (the Redis task store) are wired
+ * together, so a push that reaches any replica gets to the one following its task (see `PushRelay`).
+ */
+function shareReceiver(options: ConnectOptions): void {
+  const receiver = options.push?.receiver as { useRelay?: (relay: PushRelay) => void } | undefined;
+  const store = options.store as { pushRelay?: () => PushRelay | undefined } | undefined;
+  if (typeof receiver?.useRelay !== 'function' || typeof store?.pushRelay !== 'function') return;
+  const relay = store.pushRelay();
+  if (relay) receiver.useRelay(relay);
+}
+
 /** Streams a client with Tether's own undici pool (1,024 sockets per origin) holds open at once. */
 export const NODE_MAX_STREAMS = 1_000;
 
@@ -63,6 +76,7 @@ export async function connect(url: string | URL, options: NodeConnectOptions = {
     if (allowPrivate === undefined && parsed) allowPrivate = await isLocal(parsed, new NetworkPolicy(network ?? {}));
     fetch = guardedNodeFetch({ ...network, allowPrivate: allowPrivate ?? false });
   }
+  shareReceiver(rest);
   const stream = (fetch as Partial<NodeFetch>).stream;
   return coreConnect(url, {
     ...rest,

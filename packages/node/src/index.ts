@@ -17,5 +17,6 @@ export { PUSH_RECEIVER_DEFAULTS } from './push/defaults.js';
 export type { PushNotice, PushListener } from './push/push-notice.js';
 export type { PushJwtOptions } from './push/jwt-check.js';
 export type { PushHmacOptions } from './push/hmac-check.js';
+export type { PushRelay, RelayedTask } from './push/push-relay.js';
 export { createFileTaskStore } from './file-task-store.js';
 export type { FileTaskStoreOptions } from './file-task-store.js';

@@ -10,6 +10,8 @@ import {
 } from '@a2a-tether/core';
 import { ACQUIRE, COMPARE_AND_SET, FENCED, RELEASE, RENEW, WRITE } from './redis/lease-scripts.js';
 import { openRedisClient, positiveInteger as positive, type RedisStoreClient } from './redis/open-client.js';
+import { canRelay, createRedisPushRelay } from './redis/redis-push-relay.js';
+import type { PushRelay } from './push/push-relay.js';
 import { bounded, type CallSite } from './redis/redis-call.js';
 
 /** The defaults of {@link createRedisTaskStore}, in one record. */
@@ -99,7 +101,14 @@ export interface RedisTaskStore extends TaskStore {
   lease(taskId: string, owner: string): Promise<TaskLease | undefined>;
   /** Who holds the task's lease now (the owner it was acquired with); `undefined` when nobody does. */
   leaseHolder(taskId: string): Promise<string | undefined>;
-  /** Closes the client if the store created it (from `url`); a client you passed is left open. */
+  /**
+   * The push relay of this store's Redis (made once, with an inbox of its own): what lets the push receivers
+   * of several replicas hand each other the pushes of the tasks they follow. `connect({ store, push })` of
+   * `@a2a-tether/node` uses it by itself. `undefined` when the client cannot carry one (a client of your own
+   * without `sendCommand` and `duplicate`).
+   */
+  pushRelay(): PushRelay | undefined;
+  /** Closes the client if the store created it (from `url`), and the push relay's connection; a client you passed is left open. */
   close(): Promise<void>;
 }
 
@@ -231,6 +240,7 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
   }
 
   const queued = new Map<string, Promise<TaskRecord | undefined>>();
+  let relay: PushRelay | undefined;
 
   return {
     async get(taskId) {
@@ -332,7 +342,13 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
       return held === null || held === undefined ? undefined : String(held).slice(String(held).indexOf(':') + 1);
     },
 
+    pushRelay() {
+      if (!relay && canRelay(client)) relay = createRedisPushRelay(client, { prefix, timeoutMs });
+      return relay;
+    },
+
     async close() {
+      await relay?.close();
       if (!owned || !client.isOpen) return;
       // A quit waits for Redis; while it is unreachable, the connection is dropped instead.
       await bounded({ operation: 'RedisTaskStore.close', writes: false }, timeoutMs, () => client.close()).catch(() => client.destroy?.());

@@ -15,6 +15,7 @@ import type { PushCredential } from './push-sender.js';
 import { readNodeBody, readWebBody } from './read-body.js';
 import type { BodyRead } from './read-body.js';
 import { ReplayCache } from './replay-cache.js';
+import { tokenMatches, tokenSha256, type PushRelay } from './push-relay.js';
 import { TaskMailboxes } from './task-mailboxes.js';
 import { UnverifiedBudget } from './unverified-budget.js';
 
@@ -60,6 +61,12 @@ export interface PushReceiverOptions {
   onRefused?: ((error: TetherError) => void) | undefined;
   /** Called when a listener throws or rejects. Default: a process warning. */
   onListenerError?: ((error: unknown) => void) | undefined;
+  /**
+   * Shares this receiver with the other replicas of a service (see `PushRelay`): a push for a task another
+   * replica follows is verified here and handed to that replica before it is acknowledged. `connect()` of
+   * `@a2a-tether/node` sets it from a Redis task store by itself (`useRelay`).
+   */
+  relay?: PushRelay | undefined;
 }
 
 /** Options of {@link PushReceiver.expect}. */
@@ -86,6 +93,10 @@ export interface PushReceiverStats {
   readonly rememberedBodies: number;
   /** Bytes reserved by bodies being read that are not verifiable yet (at most `maxUnverifiedBytes`, or one body). */
   readonly unverifiedBytes: number;
+  /** Pushes for another replica's task verified here and handed to it (with a relay). */
+  readonly handedOver: number;
+  /** Pushes another replica handed to this one (with a relay), delivered or not (a task finished meanwhile is not). */
+  readonly relayedIn: number;
 }
 
 /** A webhook endpoint for A2A push notifications; see {@link createPushReceiver}. */
@@ -107,6 +118,11 @@ export interface PushReceiver {
   subscribe(taskId: string, listener: PushListener): () => void;
   /** What the receiver holds (see {@link PushReceiverStats}). */
   stats(): PushReceiverStats;
+  /**
+   * Shares the receiver with other replicas through `relay` (what the `relay` option does): the tasks
+   * expected from now on are registered there, and pushes handed to this replica are delivered. Once.
+   */
+  useRelay(relay: PushRelay): void;
   /** Refuses every push from now on (503) and drops everything held. */
   close(): void;
 }
@@ -212,6 +228,9 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
   const mailboxes = new TaskMailboxes(maxRememberedBodies, windowSec * 1000, onListenerError);
   const unverified = new UnverifiedBudget(maxUnverifiedBytes, maxBodyBytes);
   let closed = false;
+  let relay: PushRelay | undefined;
+  let handedOver = 0;
+  let relayedIn = 0;
 
   const answer = (status: number, body: object, consumed: boolean, headers: Record<string, string> = {}): PushAnswer => ({
     status,
@@ -260,7 +279,9 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     const tokenMayOpen =
       presentedDigest !== undefined &&
       ((tokenDigest !== undefined && secrets.same(presentedDigest, tokenDigest)) || mailboxes.holdsToken(presentedDigest));
-    if (bearerJwt === undefined && hmacHeaders === undefined && !tokenMayOpen) return refuse(401, "the token is neither the receiver's nor an expected task's", false);
+    // With a relay, a token may be another replica's task's: that is known only once the body names the task.
+    const relayable = relay !== undefined && presentedToken !== undefined && !tokenMayOpen;
+    if (bearerJwt === undefined && hmacHeaders === undefined && !tokenMayOpen && !relayable) return refuse(401, "the token is neither the receiver's nor an expected task's", false);
     // A signature's id and timestamp need no body: when nothing else could open, they are checked first.
     if (bearerJwt === undefined && !tokenMayOpen && hmacHeaders !== undefined && hmacCheck !== undefined) {
       const refused = hmacCheck.checkHeaders(hmacHeaders, now());
@@ -300,7 +321,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     } finally {
       unverified.release(reserved);
     }
-    if (!verifiable && (hmacVerdict === undefined || typeof hmacVerdict === 'string')) {
+    if (!verifiable && !relayable && (hmacVerdict === undefined || typeof hmacVerdict === 'string')) {
       return refuse(401, typeof hmacVerdict === 'string' ? hmacVerdict : 'credentials do not match', true);
     }
 
@@ -320,6 +341,10 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     }
     const taskId = taskIdOf(event);
     if (taskId === undefined) return refuse(400, `the ${event.kind} names no task`, true);
+
+    if (relay !== undefined && !mailboxes.has(taskId)) {
+      return handOver(relay, taskId, event, raw, { presentedToken, presentedDigest, verifiedJwt, hmacVerdict });
+    }
 
     // Authentication, now that the body and its task are known. Everything from here on is
     // synchronous, so two copies of one push racing each other are told apart by the replay cache.
@@ -384,6 +409,63 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     return answer(result === 'queued' ? 202 : 200, { status: result === 'queued' ? 'accepted' : result }, true);
   }
 
+  /**
+   * A push for a task this replica does not follow: the replica that does is looked up in the relay, the
+   * push is authenticated against that task (its token's SHA-256, or the receiver-wide JWT, HMAC or token
+   * every replica shares), and handed over; 202 only once the relay stored it, 503 when it could not.
+   */
+  async function handOver(
+    via: PushRelay,
+    taskId: string,
+    event: StreamEvent,
+    raw: Uint8Array,
+    presented: { presentedToken: string | undefined; presentedDigest: Buffer | undefined; verifiedJwt: VerifiedJwt | undefined; hmacVerdict: ReturnType<HmacCheck['verify']> | undefined },
+  ): Promise<PushAnswer> {
+    let target;
+    try {
+      target = await via.lookup(taskId);
+    } catch (error) {
+      return refuse(503, `the replicas' registry could not be read: ${error instanceof Error ? error.message : String(error)}`, true, { taskId, headers: { 'retry-after': String(retryAfterSec) } });
+    }
+    if (target === undefined) return refuse(404, `task ${taskId} is not expected`, true, { taskId });
+    const { presentedToken, presentedDigest, verifiedJwt, hmacVerdict } = presented;
+    const signed = (hmacVerdict !== undefined && typeof hmacVerdict !== 'string') || (verifiedJwt !== undefined && (verifiedJwt.taskId === undefined || verifiedJwt.taskId === taskId) && (verifiedJwt.bodySha256 === undefined || bodyHashMatches(verifiedJwt.bodySha256, raw, JSON.parse(new TextDecoder().decode(raw)))));
+    const receiverToken = presentedDigest !== undefined && tokenDigest !== undefined && secrets.same(presentedDigest, tokenDigest);
+    // As for a task of this replica: its own token, when it has one, is required (beside a signature or alone).
+    const authentic = target.tokenSha256 !== undefined ? tokenMatches(presentedToken, target.tokenSha256) : signed || receiverToken;
+    if (!authentic) return refuse(401, target.tokenSha256 !== undefined ? "the task's token is missing or does not match" : 'credentials do not match', true, { taskId });
+    const other = innerMismatch(event, taskId);
+    if (other !== undefined) return refuse(409, `the ${event.kind} for task ${taskId} carries a message of task ${other}`, true, { taskId });
+    try {
+      await via.handOver(target.inbox, taskId, new TextDecoder().decode(raw));
+    } catch (error) {
+      return refuse(503, `the push could not be handed to the replica following task ${taskId}: ${error instanceof Error ? error.message : String(error)}`, true, { taskId, headers: { 'retry-after': String(retryAfterSec) } });
+    }
+    handedOver++;
+    return answer(202, { status: 'accepted' }, true);
+  }
+
+  /** A push another replica verified and handed to this one: delivered like one received here. */
+  function relayedIn_(taskId: string, body: string): void {
+    relayedIn++;
+    if (closed || !mailboxes.has(taskId)) return;
+    let event: StreamEvent;
+    try {
+      const parsed: unknown = JSON.parse(body);
+      event = decodeStreamEvent(parsed, typeof parsed === 'object' && parsed !== null && 'kind' in parsed ? 'v03' : 'v1');
+    } catch {
+      return; // verified and decoded by the replica that handed it over: only a corrupted entry lands here
+    }
+    mailboxes.offer(taskId, event, createHash('sha256').update(body).digest('hex'), 'relay', now());
+  }
+
+  const useRelay = (shared: PushRelay): void => {
+    if (relay) return;
+    relay = shared;
+    shared.listen(relayedIn_);
+  };
+  if (options.relay) useRelay(options.relay);
+
   const nodeHandler = (req: IncomingMessage, res: ServerResponse): void => {
     const push: IncomingPush = {
       method: req.method ?? '',
@@ -421,10 +503,13 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
       if (taskId === '') throw new TetherError('INVALID_ARGUMENT', 'PushReceiver.expect: taskId must not be empty');
       if (expectOptions.token === '') throw new TetherError('INVALID_ARGUMENT', 'PushReceiver.expect: token must not be empty');
       mailboxes.expect(taskId, expectOptions.token === undefined ? undefined : secrets.digest(expectOptions.token));
+      relay?.register(taskId, expectOptions.token === undefined ? undefined : tokenSha256(expectOptions.token)).catch(onListenerError);
     },
     forget(taskId) {
       mailboxes.forget(taskId);
+      relay?.unregister(taskId).catch(onListenerError);
     },
+    useRelay,
     subscribe(taskId, listener) {
       return mailboxes.subscribe(taskId, listener);
     },
@@ -436,12 +521,15 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
         replayIds: replays.size,
         rememberedBodies: mailboxes.rememberedBodies,
         unverifiedBytes: unverified.reserved,
+        handedOver,
+        relayedIn,
       };
     },
     close() {
       closed = true;
       mailboxes.clear();
       replays.clear();
+      void relay?.close();
     },
   };
 }
