@@ -86,8 +86,19 @@ export function grpcTarget(url: string): { target: string; tls: boolean } {
 
 type Json = Record<string, unknown>;
 
-/** One A2A message type's protobuf codec, over ProtoJSON objects. */
-function codec(name: string): { serialize: (value: Json) => Buffer; deserialize: (bytes: Buffer) => unknown } {
+type Codec = { serialize: (value: Json) => Buffer; deserialize: (bytes: Buffer) => unknown };
+const codecs = new Map<string, Codec>();
+
+/** One A2A message type's protobuf codec, over ProtoJSON objects (made once per type). */
+function codec(name: string): Codec {
+  const made = codecs.get(name);
+  if (made) return made;
+  const created = makeCodec(name);
+  codecs.set(name, created);
+  return created;
+}
+
+function makeCodec(name: string): Codec {
   const registry = a2aRegistry();
   const desc: DescMessage | undefined = name.includes('.') ? registry.getMessage(name) : a2aMessage(name);
   if (!desc) throw new Error(`no message ${name}`);

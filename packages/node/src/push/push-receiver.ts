@@ -343,7 +343,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     if (taskId === undefined) return refuse(400, `the ${event.kind} names no task`, true);
 
     if (relay !== undefined && !mailboxes.has(taskId)) {
-      return handOver(relay, taskId, event, raw, { presentedToken, presentedDigest, verifiedJwt, hmacVerdict });
+      return handOver(relay, taskId, event, raw, parsed, { presentedToken, presentedDigest, verifiedJwt, hmacVerdict });
     }
 
     // Authentication, now that the body and its task are known. Everything from here on is
@@ -419,6 +419,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     taskId: string,
     event: StreamEvent,
     raw: Uint8Array,
+    parsed: unknown,
     presented: { presentedToken: string | undefined; presentedDigest: Buffer | undefined; verifiedJwt: VerifiedJwt | undefined; hmacVerdict: ReturnType<HmacCheck['verify']> | undefined },
   ): Promise<PushAnswer> {
     let target;
@@ -429,7 +430,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     }
     if (target === undefined) return refuse(404, `task ${taskId} is not expected`, true, { taskId });
     const { presentedToken, presentedDigest, verifiedJwt, hmacVerdict } = presented;
-    const signed = (hmacVerdict !== undefined && typeof hmacVerdict !== 'string') || (verifiedJwt !== undefined && (verifiedJwt.taskId === undefined || verifiedJwt.taskId === taskId) && (verifiedJwt.bodySha256 === undefined || bodyHashMatches(verifiedJwt.bodySha256, raw, JSON.parse(new TextDecoder().decode(raw)))));
+    const signed = (hmacVerdict !== undefined && typeof hmacVerdict !== 'string') || (verifiedJwt !== undefined && (verifiedJwt.taskId === undefined || verifiedJwt.taskId === taskId) && (verifiedJwt.bodySha256 === undefined || bodyHashMatches(verifiedJwt.bodySha256, raw, parsed)));
     const receiverToken = presentedDigest !== undefined && tokenDigest !== undefined && secrets.same(presentedDigest, tokenDigest);
     // As for a task of this replica: its own token, when it has one, is required (beside a signature or alone).
     const authentic = target.tokenSha256 !== undefined ? tokenMatches(presentedToken, target.tokenSha256) : signed || receiverToken;
@@ -446,7 +447,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
   }
 
   /** A push another replica verified and handed to this one: delivered like one received here. */
-  function relayedIn_(taskId: string, body: string): void {
+  function deliverRelayed(taskId: string, body: string): void {
     relayedIn++;
     if (closed || !mailboxes.has(taskId)) return;
     let event: StreamEvent;
@@ -462,7 +463,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
   const useRelay = (shared: PushRelay): void => {
     if (relay) return;
     relay = shared;
-    shared.listen(relayedIn_);
+    shared.listen(deliverRelayed);
   };
   if (options.relay) useRelay(options.relay);
 
