@@ -245,6 +245,21 @@ describe('progress means the task moved', () => {
     expect(agent.count('GetTask') - getsBefore).toBeLessThanOrEqual(2);
     handle.detach();
   });
+
+  it("delivery: 'poll' is the app's choice, not a fallback: a streaming agent's task is polled to the end, never streamed", async () => {
+    let polls = 0;
+    agent.handlers['SendMessage'] = (rpc, res) => rpcResult(res, rpc, task('WORKING', 1));
+    agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, ++polls < 12 ? task('WORKING', 1) : task('COMPLETED', 2, { chunks: ['c1'] }));
+    const client = await agent.client();
+    const handle = await client.start('go', { delivery: 'poll' });
+    const events = record(handle);
+    // Far past streamRetryMs (5 s), with every stream slot free.
+    while (polls < 12) await agent.clock.advance(1_000, 1);
+    const final = await within(agent.clock, handle.done());
+    expect(final.status.state).toBe('completed');
+    expect(agent.count('SubscribeToTask') + agent.count('SendStreamingMessage')).toBe(0);
+    expect(connections(events)).not.toContain('live');
+  });
 });
 
 describe('sends', () => {

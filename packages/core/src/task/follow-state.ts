@@ -34,6 +34,8 @@ export interface FollowState {
   readonly awaitingNews: boolean;
   /** The agent refused a subscription (finished task, no resubscribe): no more tries to stream. */
   readonly subscribeRefused: boolean;
+  /** The app chose polling (`delivery: 'poll'`): the follow never tries to stream, even when the agent can. */
+  readonly pollOnly: boolean;
   /** Polling an agent that can stream: the wait before the next try to stream, and when it is due. */
   readonly streamRetryMs: number;
   readonly streamRetryAt: number | undefined;
@@ -127,6 +129,7 @@ export function initialState(
   now: number,
   resilience: ResilienceOptions,
   resume?: { mode: DeliveryMode; lastEventId: string | undefined; streaming: boolean },
+  pollOnly = false,
 ): FollowState {
   const base = {
     taskState: 'unknown' as TaskState,
@@ -135,6 +138,7 @@ export function initialState(
     futileStreams: 0,
     awaitingNews: false,
     subscribeRefused: false,
+    pollOnly,
     streamRetryMs: resilience.streamRetryMs,
     streamRetryAt: undefined,
     pollBaseMs: resilience.pollMinMs,
@@ -269,7 +273,7 @@ function futile(state: FollowState, env: FollowEnv): FollowState {
 function facts(state: FollowState, env: FollowEnv, retry: RetryDecision | undefined): Facts {
   const r = env.resilience;
   const quiet = env.now - state.quietSince;
-  const canStream = env.canStream && !state.subscribeRefused;
+  const canStream = env.canStream && !state.subscribeRefused && !state.pollOnly;
   return {
     taskId: env.taskId,
     state: state.taskState,

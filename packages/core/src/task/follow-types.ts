@@ -12,7 +12,8 @@ export interface FollowOptions {
   /**
    * `auto` (default): push when the client has a push receiver (`connect(url, { push })`) and the card
    * says the agent can push; else stream if the card says the agent can; else poll. `push` insists on
-   * push (an error if either is missing).
+   * push (an error if either is missing). `poll` polls to the end: unlike a fall back to polling, it
+   * never tries to stream again (a resumed task polls only when `resume()` is given `poll` again).
    */
   delivery?: 'auto' | 'stream' | 'poll' | 'push' | undefined;
   /** At input-required / auth-required, fail `done()` with INPUT_TIMEOUT after this long without `reply()`. */

@@ -81,7 +81,7 @@ export class TaskFollower implements FollowCore {
       if (timeout) this.interrupt(timeout);
     });
     const streaming = context.client.agent.streaming;
-    this.current = initialState(scheduler.now(), resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming });
+    this.current = initialState(scheduler.now(), resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming }, options.delivery === 'poll');
     if (resume) {
       this.reconciler = new Reconciler(resume.taskId, resume.contextId, undefined, options.keepArtifacts !== false, context.gate?.());
       this.records = RecordKeeper.resume(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });

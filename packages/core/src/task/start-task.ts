@@ -90,7 +90,7 @@ export async function startTask(context: FollowContext, input: MessageInput, opt
   checkTags(tags);
   const message = toMessage(input, context.newId);
   const sink = watchedSink(context, traceContext, parentTaskId, message.messageId);
-  const follower = new TaskFollower(context, sink, { inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, traceContext: sink.watch.trace, parentTaskId, tags });
+  const follower = new TaskFollower(context, sink, { delivery, inputTimeoutMs, cancelOnInputTimeout, onResend, keepArtifacts, traceContext: sink.watch.trace, parentTaskId, tags });
   // The handle exists before the send, so the first events (read while the send is answered) reach it.
   const handle = (sink.handle = new TaskHandle(context, follower, undefined, compactionFor(keepArtifacts), sink.watch));
   sink.follower = follower;
