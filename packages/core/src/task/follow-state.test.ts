@@ -299,7 +299,7 @@ const TABLE: Row[] = [
     effects: [{ type: 'emit', events: [{ type: 'connection', state: 'live' }] }],
   },
   { name: 'opened (a subscription): a gap', from: state(resubscribing, { gap: false }), input: { type: 'opened', subscription: true }, phase: resubscribing, state: { gap: true }, effects: [] },
-  { name: 'refused: no more tries to stream', from: state(resubscribing), input: { type: 'refused' }, phase: resubscribing, state: { subscribeRefused: true } },
+  { name: 'refused: no more tries to stream', from: state(resubscribing), input: { type: 'refused' }, phase: resubscribing, state: { noStreams: true } },
   {
     name: 'polled: the cadence grows while nothing moves',
     from: state(polling, { mode: 'poll', pollBaseMs: 2_000 }),

@@ -32,10 +32,11 @@ export interface FollowState {
   readonly futileStreams: number;
   /** A reply was acknowledged but the agent has shown no new status yet: keep following. */
   readonly awaitingNews: boolean;
-  /** The agent refused a subscription (finished task, no resubscribe): no more tries to stream. */
-  readonly subscribeRefused: boolean;
-  /** The app chose polling (`delivery: 'poll'`): the follow never tries to stream, even when the agent can. */
-  readonly pollOnly: boolean;
+  /**
+   * No tries to stream: the app chose polling (`delivery: 'poll'`), or the agent refused a subscription
+   * (finished task, no resubscribe).
+   */
+  readonly noStreams: boolean;
   /** Polling an agent that can stream: the wait before the next try to stream, and when it is due. */
   readonly streamRetryMs: number;
   readonly streamRetryAt: number | undefined;
@@ -129,7 +130,7 @@ export function initialState(
   now: number,
   resilience: ResilienceOptions,
   resume?: { mode: DeliveryMode; lastEventId: string | undefined; streaming: boolean },
-  pollOnly = false,
+  noStreams = false,
 ): FollowState {
   const base = {
     taskState: 'unknown' as TaskState,
@@ -137,8 +138,7 @@ export function initialState(
     everConnected: false,
     futileStreams: 0,
     awaitingNews: false,
-    subscribeRefused: false,
-    pollOnly,
+    noStreams,
     streamRetryMs: resilience.streamRetryMs,
     streamRetryAt: undefined,
     pollBaseMs: resilience.pollMinMs,
@@ -204,7 +204,7 @@ function reduceInto(state: FollowState, input: FollowInput, env: FollowEnv, effe
       return { ...opened, connection: 'live' };
     }
     case 'refused':
-      return { ...state, subscribeRefused: true };
+      return { ...state, noStreams: true };
     case 'polled': {
       effects.push({ type: 'reset-budget' });
       // The agent answered: a task that waits for its pushes is not quiet, however long it runs.
@@ -273,7 +273,7 @@ function futile(state: FollowState, env: FollowEnv): FollowState {
 function facts(state: FollowState, env: FollowEnv, retry: RetryDecision | undefined): Facts {
   const r = env.resilience;
   const quiet = env.now - state.quietSince;
-  const canStream = env.canStream && !state.subscribeRefused && !state.pollOnly;
+  const canStream = env.canStream && !state.noStreams;
   return {
     taskId: env.taskId,
     state: state.taskState,
