@@ -96,6 +96,20 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
   });
 });
 
+describe('a handle nobody reads (an app that only awaits done())', () => {
+  it('holds a few events, not the whole run: a late reader gets a resync of the view, the artifact whole', async () => {
+    const { client } = await setup();
+    const task = await client.start('slow steps=300 delayMs=0');
+    const final = await task.done();
+    // 300 steps: 600 events the app never read. Past maxBufferedEvents (50) the buffer became a resync.
+    const events = await collect(task.events());
+    expect(events.length).toBeLessThanOrEqual(70);
+    expect(events.some((e) => e.type === 'artifact' && e.recovered === true)).toBe(true);
+    expect(rebuild(events)['result']).toBe(text(final.artifacts[0]?.parts ?? []));
+    expect(text(final.artifacts[0]?.parts ?? [])).toMatch(/^chunk-1;.*chunk-300;$/);
+  });
+});
+
 describe('resumeAll() and the tasks a client follows', () => {
   it('skips a task this client follows already, with a plain store (no leases): no second follow', async () => {
     const { client } = await setup({ versions: ['1.0'] });

@@ -119,7 +119,9 @@ describe('layering of core', () => {
     expect(text.split('\n').length - 1).toBeLessThanOrEqual(LOOP_CEILING);
     // One write besides the first value, in the constructor: the reducer's next state, in dispatch().
     const writes = [...text.matchAll(/this\.current = ([^;]+);/g)].map((m) => m[1]);
-    expect(writes).toEqual(['initialState(scheduler.now(), resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming })', 'state']);
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toMatch(/^initialState\(scheduler\.now\(\), resilience, /);
+    expect(writes[1]).toBe('state');
     expect(text).toMatch(/ dispatch\(input: FollowInput\): void \{\n(?:.*\n){0,4}\s*this\.current = state;\n/);
   });
 });

@@ -52,8 +52,13 @@ export const RESILIENCE_DEFAULTS = {
   pollFactor: 1.5,
   /** While `auth-required`, how often to look whether the agent resumed on its own (ms; 0 = never). */
   authRequiredPollMs: 10_000,
-  /** Events kept for `events()` while no one reads them; beyond, the reader gets a resync of the view. */
-  maxBufferedEvents: 2_000,
+  /**
+   * Events kept for `events()` while no one reads them; beyond, the reader gets a resync of the view (the
+   * status and whole artifacts, as `recovered` events) and the agent's messages. Enough for the events
+   * between `start()` and a first read; small, because a handle that is never read (an app that awaits
+   * only `done()`) keeps them for the whole task: 50 events are ~25 KB.
+   */
+  maxBufferedEvents: 50,
   /** Check the final result with GetTask: after a gap only (default), or always. */
   finalCheck: 'after-gap' as 'after-gap' | 'always',
   /**
