@@ -240,14 +240,18 @@ export class ScenarioRun implements TaskRun {
             reject(abortReason(signal));
             return;
           }
+          const sleeps = this.registry.sleeps;
           const onAbort = (): void => {
             clearTimeout(timer);
+            sleeps.delete(timer);
             reject(abortReason(signal));
           };
           const timer = setTimeout(() => {
+            sleeps.delete(timer);
             signal.removeEventListener('abort', onAbort);
             resolve();
           }, ms);
+          sleeps.add(timer);
           signal.addEventListener('abort', onAbort, { once: true });
         }),
     };

@@ -132,6 +132,8 @@ export class TaskRegistry {
   private readonly clock = makeClock();
   /** Set by close(): runs stop mutating state and nothing is sent anymore. */
   closed = false;
+  /** Every pending `ctx.sleep()` timer, of running scenarios and of ended ones that left one behind. */
+  readonly sleeps = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly hooks: RegistryHooks,
@@ -239,6 +241,10 @@ export class TaskRegistry {
     this.closed = true;
     for (const run of this.runs) run.abort('agent closed');
     this.runs.clear();
+    // A scenario that ended while a sleep of its own was pending (it lost a race) is no run any more: its
+    // timer would keep the process alive. The sleep never settles; nobody waits for it.
+    for (const timer of this.sleeps) clearTimeout(timer);
+    this.sleeps.clear();
   }
 
   /** The agent's clock, moved by the `skew*` misbehaviours: GetTask shows the same skewed times. */
