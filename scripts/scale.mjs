@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 // `pnpm scale`: one Node process following many tasks at once (issue 22), on the BUILT packages and the
-// built testkit agent (in a process of its own). Tasks are long (`slow`, a status every `--every` seconds)
-// and split between delivery modes: streams up to the slot limit (NODE_MAX_STREAMS), then push and poll
+// built testkit agent (in a process of its own). Tasks are long, a status every `--every` seconds: `--task
+// slow` (default) adds a status message and an artifact chunk each time, `--task heartbeat` nothing (the same
+// `working` status: what the client holds is then the follow's own cost, not the task's content). They are
+// split between delivery modes: streams up to the slot limit (NODE_MAX_STREAMS), then push and poll
 // halves. Measures, once every task is followed and again after `--hold` seconds:
 //   - heap per followed task (after a full GC, minus the heap before the first task);
-//   - event-loop delay p50/p99/max while they run (perf_hooks.monitorEventLoopDelay, 10 ms resolution);
+//   - event-loop delay p50/p99/max while they run (the time between ticks of a 10 ms timer, as
+//     perf_hooks.monitorEventLoopDelay counts it; a heap sample's collections left out);
 //   - requests per task-hour (every HTTP request the client made, over the hold), by mode;
-//   - CPU time of this process and of the agent's;
-// then cancels nothing: detaches every task, and checks that the heap is given back.
-//   node --expose-gc scripts/scale.mjs [--tasks 10000] [--every 60] [--hold 60] [--concurrency 25] [--json]
+//   - CPU time of this process (the agent's process is not counted);
+// then cancels nothing: detaches every task, and checks that the heap is given back. `--sample S`: the heap
+// per task also every S seconds of the hold (the event-loop monitor is paused during each collection).
+// Each task's events are read as they come, as an app that shows or logs progress does; `--unread`: nobody
+// reads them (an app that awaits only `done()`; each handle keeps up to `maxBufferedEvents` of them).
+//   node --expose-gc scripts/scale.mjs [--tasks 10000] [--every 60] [--hold 60] [--concurrency 50] [--sample 60] [--task slow|heartbeat] [--unread] [--json]
 import { createServer } from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createHistogram, performance } from 'node:perf_hooks';
+import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
 import { connect, createNodeFetch, createPushReceiver, NODE_MAX_STREAMS } from '../packages/node/dist/index.js';
 import { heapAfterGc, pool, round, startAgentProcess } from './bench/util.mjs';
@@ -29,7 +36,9 @@ const HOLD_S = arg('hold', 60);
 const STREAMS = Math.min(NODE_MAX_STREAMS, Math.floor(TASKS / 10));
 const PUSH = Math.floor((TASKS - STREAMS) / 2);
 const POLL = TASKS - STREAMS - PUSH;
-const TASK = `slow steps=100000 delayMs=${EVERY_S * 1000}`;
+const KIND = process.argv.includes('--task') ? process.argv[process.argv.indexOf('--task') + 1] : 'slow';
+if (KIND !== 'slow' && KIND !== 'heartbeat') throw new Error(`--task slow|heartbeat, not ${KIND}`);
+const TASK = KIND === 'slow' ? `slow steps=100000 delayMs=${EVERY_S * 1000}` : `heartbeat delayMs=${EVERY_S * 1000}`;
 
 const agent = await startAgentProcess({ versions: ['1.0'], bindings: ['JSONRPC'] });
 const receiver = createPushReceiver({ token: 'scale-receiver-token', maxPendingPerTask: 10 });
@@ -56,12 +65,18 @@ const baseline = await heapAfterGc();
 const started = Date.now();
 const handles = [];
 const modes = [...Array(STREAMS).fill('stream'), ...Array(PUSH).fill('push'), ...Array(POLL).fill('poll')];
-// Started 25 at a time: what one agent process takes without answering a send after 30 s (at 100 at a time,
-// sends went unanswered and their lookups timed out: the first thing that broke, on the agent's side).
+// Started 50 at a time by default.
 const failedStarts = {};
-await pool(TASKS, arg('concurrency', 25), async (i) => {
+const UNREAD = process.argv.includes('--unread');
+let eventsRead = 0;
+const read = async (handle) => {
+  for await (const event of handle.events()) if (event.type !== 'connection') eventsRead++;
+};
+await pool(TASKS, arg('concurrency', 50), async (i) => {
   try {
-    handles.push(await client.start(TASK, { delivery: modes[i] }));
+    const handle = await client.start(TASK, { delivery: modes[i] });
+    handles.push(handle);
+    if (!UNREAD) void read(handle).catch(() => undefined);
   } catch (error) {
     failedStarts[error?.code ?? 'other'] = (failedStarts[error?.code ?? 'other'] ?? 0) + 1;
   }
@@ -70,12 +85,33 @@ const startMs = Date.now() - started;
 await delay(2_000);
 const followed = await heapAfterGc();
 
-const loop = monitorEventLoopDelay({ resolution: 10 });
-loop.enable();
+// The event-loop delay as monitorEventLoopDelay counts it (the time between ticks of a 10 ms timer), but
+// recorded here, so that a heap sample's collections can be left out: a monitor disabled for them and
+// enabled again counts the whole pause as one delay on its first tick.
+const loop = createHistogram();
+let lastTick = performance.now();
+let sampling = false;
+const ticker = setInterval(() => {
+  const now = performance.now();
+  if (!sampling) loop.record(Math.max(1, Math.round((now - lastTick) * 1e6)));
+  lastTick = now;
+}, 10);
+const endStretch = () => clearInterval(ticker);
 const before = counts.total;
 const holdCpu = process.cpuUsage();
-await delay(HOLD_S * 1000);
-loop.disable();
+const SAMPLE_S = arg('sample', 0);
+const samples = [];
+for (let held = 0; held < HOLD_S; ) {
+  const step = SAMPLE_S > 0 ? Math.min(SAMPLE_S, HOLD_S - held) : HOLD_S;
+  await delay(step * 1000);
+  held += step;
+  if (SAMPLE_S <= 0 || held >= HOLD_S) continue;
+  sampling = true;
+  samples.push({ atS: held, heapBytesPerTask: round(((await heapAfterGc()) - baseline) / TASKS) });
+  sampling = false;
+  lastTick = performance.now();
+}
+endStretch();
 const requests = counts.total - before;
 const cpu = process.cpuUsage(holdCpu);
 const live = await heapAfterGc();
@@ -98,11 +134,13 @@ await agent.stop();
 const taskHours = (TASKS * HOLD_S) / 3600;
 const result = {
   tasks: TASKS,
+  eventsRead: UNREAD ? 'unread' : eventsRead,
   modes: { stream: STREAMS, push: PUSH, poll: POLL },
   task: TASK,
   startAllMs: startMs,
   failedStarts,
   heapBytesPerTask: { followed: round((followed - baseline) / TASKS), afterHold: round((live - baseline) / TASKS), afterDetach: round((released - baseline) / TASKS) },
+  heapDuringHold: samples,
   eventLoopDelayMs: { p50: round(loop.percentile(50) / 1e6, 1), p99: round(loop.percentile(99) / 1e6, 1), max: round(loop.max / 1e6, 1) },
   requestsPerTaskHour: round(requests / taskHours, 1),
   requestsDuringHold: requests,

@@ -20,8 +20,22 @@ async function burst(ctx) {
   ctx.status('completed');
 }
 
+/**
+ * `heartbeat delayMs=60000`: working, then the same `working` status (no message, no artifact) every
+ * `delayMs`, for ever (until canceled or the agent closes): a long task that shows it is alive and adds no
+ * content, so that what a client holds for it is the follow's own cost (`pnpm scale --task heartbeat`).
+ */
+async function heartbeat(ctx) {
+  const delayMs = Number(ctx.params.delayMs ?? 60_000);
+  ctx.status('working');
+  for (;;) {
+    await ctx.sleep(delayMs);
+    ctx.status('working');
+  }
+}
+
 const options = { versions: ['1.0'], bindings: ['JSONRPC'], ...JSON.parse(process.argv[2] ?? '{}') };
-const agent = await startTestAgent({ ...options, scenarios: { burst } });
+const agent = await startTestAgent({ ...options, scenarios: { burst, heartbeat } });
 process.stdout.write(`${JSON.stringify({ url: agent.url, origin: agent.origin })}\n`);
 
 // The request log and task registry grow with every task; that is this process's business only.
