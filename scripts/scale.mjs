@@ -26,17 +26,18 @@ if (typeof globalThis.gc !== 'function') {
   console.error('run with --expose-gc: node --expose-gc scripts/scale.mjs');
   process.exit(2);
 }
-const arg = (name, fallback) => {
+const option = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  return at >= 0 ? process.argv[at + 1] : fallback;
 };
+const arg = (name, fallback) => Number(option(name, fallback));
 const TASKS = arg('tasks', 10_000);
 const EVERY_S = arg('every', 60);
 const HOLD_S = arg('hold', 60);
 const STREAMS = Math.min(NODE_MAX_STREAMS, Math.floor(TASKS / 10));
 const PUSH = Math.floor((TASKS - STREAMS) / 2);
 const POLL = TASKS - STREAMS - PUSH;
-const KIND = process.argv.includes('--task') ? process.argv[process.argv.indexOf('--task') + 1] : 'slow';
+const KIND = option('task', 'slow');
 if (KIND !== 'slow' && KIND !== 'heartbeat') throw new Error(`--task slow|heartbeat, not ${KIND}`);
 const TASK = KIND === 'slow' ? `slow steps=100000 delayMs=${EVERY_S * 1000}` : `heartbeat delayMs=${EVERY_S * 1000}`;
 
@@ -96,7 +97,6 @@ const ticker = setInterval(() => {
   if (!sampling) loop.record(Math.max(1, Math.round((now - lastTick) * 1e6)));
   lastTick = now;
 }, 10);
-const endStretch = () => clearInterval(ticker);
 const before = counts.total;
 const holdCpu = process.cpuUsage();
 const SAMPLE_S = arg('sample', 0);
@@ -111,7 +111,7 @@ for (let held = 0; held < HOLD_S; ) {
   sampling = false;
   lastTick = performance.now();
 }
-endStretch();
+clearInterval(ticker);
 const requests = counts.total - before;
 const cpu = process.cpuUsage(holdCpu);
 const live = await heapAfterGc();
