@@ -169,8 +169,8 @@ describe('the action ledger', () => {
     const proxy: FaultProxy = await startFaultProxy({ target: a.origin });
     closers.push(() => proxy.close());
     proxy.addFault({ kind: 'status', status: 503, times: Infinity, match: { rpcMethod: /SendStreamingMessage/ } });
-    // Two engine attempts a second apart: the cancel comes in between.
-    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], resilience: { initialDelayMs: 1_000, maxDelayMs: 1_000, maxSendAttempts: 2 } });
+    // Two engine attempts a second apart (no jitter: a jittered wait can be a few ms), the cancel in between.
+    const client = await connect(proxy.url, { cardCache: false, preferredBindings: ['JSONRPC'], random: () => 1, resilience: { initialDelayMs: 1_000, maxDelayMs: 1_000, maxSendAttempts: 2 } });
     const flow = await run({ id: 'l-cancel-undelivered', goal: 'g', agents: { a: client }, hops: [{ id: 'n', agent: 'a', input: () => 'x' }] });
     while (proxy.stats.injectedStatus < 1) await new Promise((resolve) => setTimeout(resolve, 10));
     await flow.cancel({ node: 'n', by: 'ann', reason: 'not needed' });
