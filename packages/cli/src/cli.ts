@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { processSettingsInput } from './config/settings.js';
+import { escapeUnsafe, line } from './output/terminal-safe.js';
 import { runCli } from './run.js';
 
 // The `tether` binary: the process's streams, environment and directory, then exit with the run's status
@@ -17,7 +18,7 @@ void runCli(process.argv.slice(2), {
 }).then(
   (code) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code))),
   (error: unknown) => {
-    process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\nCode: A2ACLI_ERR_INTERNAL\n`);
+    process.stderr.write(escapeUnsafe(line`Error: ${error instanceof Error ? error.message : String(error)}\nCode: A2ACLI_ERR_INTERNAL\n`));
     process.exit(1);
   },
 );

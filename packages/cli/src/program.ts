@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { resolveGlobals, type GlobalFlags } from './agent/global-options.js';
 import { debugLine } from './agent/open-client.js';
 import { Settings, type SettingsInput } from './config/settings.js';
+import { line } from './output/terminal-safe.js';
 import type { CliIO } from './io.js';
 import { cardGet } from './commands/card-get.js';
 import { completion } from './commands/completion.js';
@@ -38,7 +39,7 @@ function contextOf(env: ProgramEnv, command: Command): RunContext {
   const settings = Settings.load(env.settingsInput(flags.config));
   const context: RunContext = { io: env.io, settings, globals: resolveGlobals(flags, settings), readStdin: env.readStdin };
   env.context = context;
-  for (const warning of [...settings.warnings, ...context.globals.warnings]) env.io.err(`Warning: ${warning}\n`);
+  for (const warning of [...settings.warnings, ...context.globals.warnings]) env.io.err(line`Warning: ${warning}\n`);
   if (settings.files.length > 0) debugLine(context, `configuration files: ${settings.files.join(', ')}`);
   return context;
 }

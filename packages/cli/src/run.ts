@@ -4,6 +4,8 @@ import { classify, type Failure } from './errors/envelope.js';
 import { CliError } from './errors/cli-error.js';
 import type { CliIO } from './io.js';
 import { maskLine, secretsOf } from './agent/open-client.js';
+import { field } from './output/text.js';
+import { terminalSafe } from './output/terminal-safe.js';
 import { buildProgram, type ProgramEnv } from './program.js';
 
 /** What {@link runCli} is run with (the `tether` binary passes the process's own). */
@@ -36,9 +38,10 @@ function report(failure: Failure, json: boolean, io: CliIO, secrets: readonly st
     io.out(`${maskLine(JSON.stringify(failure.envelope), secrets)}\n`);
     return;
   }
-  let text = `Error: ${error.message}\nCode: ${error.code}\n`;
-  if (error.a2aCode !== null) text += `A2A Code: ${error.a2aCode}\n`;
-  if (error.hint) text += `Hint: ${error.hint}\n`;
+  // One line each: the agent's message cannot end the `Error:` line and forge a `Code:` line.
+  let text = field('Error', error.message) + field('Code', error.code);
+  if (error.a2aCode !== null) text += field('A2A Code', error.a2aCode);
+  if (error.hint) text += field('Hint', error.hint);
   io.err(maskLine(text, secrets));
 }
 
@@ -48,7 +51,9 @@ function report(failure: Failure, json: boolean, io: CliIO, secrets: readonly st
  * `-o json` prints the error envelope on stdout; text prints `Error:` lines on stderr.
  */
 export async function runCli(argv: readonly string[], options: RunOptions): Promise<number> {
-  const env: ProgramEnv = { io: options.io, settingsInput: options.settingsInput, readStdin: options.readStdin, exitCode: 0, context: undefined };
+  // The output boundary: whatever any command writes, no agent's control character reaches the terminal (G12).
+  const io = terminalSafe(options.io);
+  const env: ProgramEnv = { io, settingsInput: options.settingsInput, readStdin: options.readStdin, exitCode: 0, context: undefined };
   const program = buildProgram(env);
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -61,7 +66,7 @@ export async function runCli(argv: readonly string[], options: RunOptions): Prom
       error instanceof CommanderError
         ? classify(CliError.usage(error.message === '(outputHelp)' ? 'a command is missing (usage above)' : error.message.replace(/^error: /, '')), { hasCredentials: false })
         : classify(error, { hasCredentials: globals ? globals.bearer !== undefined || globals.apiKey !== undefined : false, agentRef: globals?.agentCard });
-    report(failure, json, options.io, globals ? secretsOf(globals) : []);
+    report(failure, json, io, globals ? secretsOf(globals) : []);
     return failure.exitCode;
   }
 }

@@ -1,6 +1,7 @@
 import { connect, createFileTaskStore, redact, type A2AClient, type Logger, type NodeConnectOptions, type ResilienceOptions, type TaskStore } from '@a2a-tether/node';
 import { CliError } from '../errors/cli-error.js';
 import type { CliIO } from '../io.js';
+import { line } from '../output/terminal-safe.js';
 import { parseAgentRef } from './agent-ref.js';
 import { wireLogPlugin } from './wire-log-plugin.js';
 import type { GlobalOptions } from './global-options.js';
@@ -27,13 +28,13 @@ export function maskLine(line: string, secrets: readonly string[]): string {
 export function debugLogger(access: AgentAccess): Logger | undefined {
   if (!access.globals.debug) return undefined;
   const secrets = secretsOf(access.globals);
-  const write = (level: string) => (...args: unknown[]) => access.io.err(`[tether ${level}] ${maskLine(args.map(String).join(' ').replace(/^\[tether\] /, ''), secrets)}\n`);
+  const write = (level: string) => (...args: unknown[]) => access.io.err(line`[tether ${level}] ${maskLine(args.map(String).join(' ').replace(/^\[tether\] /, ''), secrets)}\n`);
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }
 
 /** Writes one `--debug` line of the CLI's own (masked). */
-export function debugLine(access: AgentAccess, line: string): void {
-  if (access.globals.debug) access.io.err(`[tether debug] ${maskLine(line, secretsOf(access.globals))}\n`);
+export function debugLine(access: AgentAccess, text: string): void {
+  if (access.globals.debug) access.io.err(line`[tether debug] ${maskLine(text, secretsOf(access.globals))}\n`);
 }
 
 /** The agent reference, or a usage error naming the flag and its variable. */

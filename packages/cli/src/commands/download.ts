@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Artifact, Task } from '@a2a-tether/node';
 import { openClient } from '../agent/open-client.js';
 import { field, taskFields } from '../output/text.js';
+import { line, UNSAFE_CHARS } from '../output/terminal-safe.js';
 import { wireTask } from '../output/wire.js';
 import type { RunContext } from './context.js';
 
@@ -12,14 +13,17 @@ export interface Saved {
   bytes: number;
 }
 
+/** What a file name never holds: what the terminal never shows (bidi controls included), tab and newline, and characters Windows reserves. */
+const UNSAFE_IN_NAMES = new RegExp(`[${UNSAFE_CHARS}\\t\\n<>:"|?*]`, 'g');
+
 /**
- * A file name the agent chose, made safe: only its last path segment, no control or reserved
- * characters, no leading dots, at most 120 characters. Never a path: `../../x` becomes `x`.
+ * A file name the agent chose, made safe: only its last path segment, no control, bidi or reserved
+ * characters (each becomes `_`), no leading dots, at most 120 characters. Never a path: `../../x`
+ * becomes `x`, and `..` the fallback.
  */
 export function safeName(name: string | undefined, fallback: string): string {
   const last = (name ?? '').split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').replace(/^[.\s]+/, '').replace(/[.\s]+$/, '').slice(0, 120);
+  const cleaned = last.replace(UNSAFE_IN_NAMES, '_').replace(/^[.\s]+/, '').replace(/[.\s]+$/, '').slice(0, 120);
   return cleaned === '' ? fallback : cleaned;
 }
 
@@ -76,9 +80,9 @@ export async function taskDownload(context: RunContext, taskId: string, flags: {
   const client = await openClient(context);
   const task = await client.getTask(taskId);
   const { saved, skipped } = saveArtifacts(task, dir);
-  for (const note of skipped) io.err(`Skipped: ${note}\n`);
+  for (const note of skipped) io.err(line`Skipped: ${note}\n`);
   if (globals.output === 'json') {
-    for (const file of saved) io.err(`Saved: ${file.path} (${file.bytes} bytes)\n`);
+    for (const file of saved) io.err(line`Saved: ${file.path} (${file.bytes} bytes)\n`);
     io.out(`${JSON.stringify(wireTask(task, client.interface.protocolVersion), null, 2)}\n`);
     return;
   }

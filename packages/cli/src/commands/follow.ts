@@ -1,6 +1,8 @@
 import { isInterruptedState, isTerminalState, type TaskHandle } from '@a2a-tether/node';
 import { CliError } from '../errors/cli-error.js';
 import type { CliIO } from '../io.js';
+import { shellWord } from '../output/shell-word.js';
+import { line } from '../output/terminal-safe.js';
 import { taskFromView, type FollowEnd, type Renderer } from '../render/renderer.js';
 import { isLiveRenderer } from '../live/live-renderer.js';
 
@@ -41,7 +43,7 @@ export async function followHandle(handle: TaskHandle, renderer: Renderer, optio
   }
   if (timedOut) {
     handle.detach();
-    throw new CliError('A2ACLI_ERR_TIMEOUT', `--timeout expired before task ${handle.taskId ?? ''} reached a terminal state (last state: ${handle.view.state})`, `the task keeps running: \`tether task get --wait ${handle.taskId ?? '<taskId>'}\` or \`tether task resume ${handle.taskId ?? '<taskId>'}\` follows it`);
+    throw new CliError('A2ACLI_ERR_TIMEOUT', `--timeout expired before task ${handle.taskId ?? ''} reached a terminal state (last state: ${handle.view.state})`, `the task keeps running: \`tether task get --wait ${shellWord(handle.taskId ?? '<taskId>')}\` or \`tether task resume ${shellWord(handle.taskId ?? '<taskId>')}\` follows it`);
   }
   if (interrupted) {
     const end: FollowEnd = { kind: 'task', task: taskFromView(handle.view), interrupted: true };
@@ -59,8 +61,8 @@ export function warnOutcome(io: CliIO, end: FollowEnd, resume: string | undefine
   if (end.kind !== 'task') return;
   const { state } = end.task.status;
   if (end.interrupted) {
-    io.err(`Warning: task ${end.task.id} is waiting at ${state}; answer it with: ${resume ?? ''}\n`);
+    io.err(line`Warning: task ${end.task.id} is waiting at ${state}; answer it with: ${resume ?? ''}\n`);
   } else if (state !== 'completed') {
-    io.err(`Warning: task ${end.task.id} ended ${state}\n`);
+    io.err(line`Warning: task ${end.task.id} ended ${state}\n`);
   }
 }

@@ -4,6 +4,8 @@ import { CliError } from '../errors/cli-error.js';
 import { field, messageReport, taskFields } from '../output/text.js';
 import { wireSendResult } from '../output/wire.js';
 import { chooseRenderer } from '../render/choose-renderer.js';
+import { shellWord } from '../output/shell-word.js';
+import { line } from '../output/terminal-safe.js';
 import { resumeCommand } from '../render/renderer.js';
 import { waitOptions, type RunContext } from './context.js';
 import { followHandle, warnOutcome } from './follow.js';
@@ -84,16 +86,16 @@ export async function send(context: RunContext, parts: PartFlags, flags: SendFla
   const agentRef = globals.agentCard ?? '';
   if (returnNow) {
     const result = await client.sendMessage(input, { returnImmediately: true, ...(metadata ? { metadata } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
-    await recordTask(client, store, result).catch((error: unknown) => io.err(`Warning: the task could not be recorded in ${globals.store}: ${(error as Error).message}\n`));
+    await recordTask(client, store, result).catch((error: unknown) => io.err(line`Warning: the task could not be recorded in ${globals.store}: ${(error as Error).message}\n`));
     if (globals.output === 'json') io.out(`${JSON.stringify(wireSendResult(result, version), null, 2)}\n`);
     else if (result.kind === 'message') io.out(messageReport(result, globals.verbose));
-    else io.out(taskFields(result) + field('Poll', `tether task get --wait ${result.id} -a ${agentRef}`));
+    else io.out(taskFields(result) + field('Poll', `tether task get --wait ${shellWord(result.id)} -a ${shellWord(agentRef)}`));
     return;
   }
   const renderer = chooseRenderer(globals.output, io, { stream, verbose: globals.verbose, version, result: 'send', agentRef, live: globals.live });
   const handle = await client.start(input, metadata ? { metadata } : {});
   // The id is known (and stored) now: say it before waiting, so an interrupted wait does not lose it.
-  if (handle.taskId !== undefined && !stream) io.err(`Waiting for task ${handle.taskId} (interrupting stops watching, not the task: tether task resume ${handle.taskId})\n`);
+  if (handle.taskId !== undefined && !stream) io.err(line`Waiting for task ${handle.taskId} (interrupting stops watching, not the task: tether task resume ${shellWord(handle.taskId)})\n`);
   const end = await followHandle(handle, renderer, { timeoutMs });
   await settleRecord(store, end);
   warnOutcome(io, end, end.kind === 'task' ? resumeCommand(end.task.id, agentRef) : undefined);

@@ -1,6 +1,7 @@
 import { createA2AError, MemoryTaskStore } from '@a2a-tether/node';
 import { localStore, openClient } from '../agent/open-client.js';
 import { CliError } from '../errors/cli-error.js';
+import { shellWord } from '../output/shell-word.js';
 import { chooseRenderer } from '../render/choose-renderer.js';
 import { resumeCommand } from '../render/renderer.js';
 import { waitOptions, type RunContext } from './context.js';
@@ -24,7 +25,7 @@ export async function taskSubscribe(context: RunContext, taskId: string, flags: 
   const client = await openClient(context, { store: new MemoryTaskStore() });
   if (!client.card.capabilities.streaming) {
     // Checked on the card first (spec §13.3); the protocol's own name for the condition.
-    throw createA2AError(-32004, `agent "${client.card.name}" does not stream (capabilities.streaming is false); poll with \`tether task get --wait ${taskId}\``);
+    throw createA2AError(-32004, `agent "${client.card.name}" does not stream (capabilities.streaming is false); poll with \`tether task get --wait ${shellWord(taskId)}\``);
   }
   const agentRef = globals.agentCard ?? '';
   const renderer = chooseRenderer(globals.output, io, { stream: flags.stream === true, verbose: globals.verbose, version: client.interface.protocolVersion, result: 'task', agentRef, live: globals.live });

@@ -3,6 +3,8 @@ import { openClient } from '../agent/open-client.js';
 import { CliError } from '../errors/cli-error.js';
 import { field, taskText } from '../output/text.js';
 import { wireTask } from '../output/wire.js';
+import { shellWord } from '../output/shell-word.js';
+import { line } from '../output/terminal-safe.js';
 import { resumeCommand } from '../render/renderer.js';
 import { parseCount, waitOptions, type RunContext } from './context.js';
 
@@ -37,7 +39,7 @@ async function pollTask(client: A2AClient, taskId: string, historyLength: number
     wait = task.status.state === last ? Math.min(wait * 1.5, pollMs * MAX_BACKOFF) : pollMs;
     last = task.status.state;
     if (Date.now() + wait > deadline) {
-      throw new CliError('A2ACLI_ERR_TIMEOUT', `--timeout expired before task ${taskId} reached a terminal state (last state: ${task.status.state})`, `the task keeps running: \`tether task get --wait ${taskId}\` again, with a longer --timeout`);
+      throw new CliError('A2ACLI_ERR_TIMEOUT', `--timeout expired before task ${taskId} reached a terminal state (last state: ${task.status.state})`, `the task keeps running: \`tether task get --wait ${shellWord(taskId)}\` again, with a longer --timeout`);
     }
     await sleep(wait);
   }
@@ -64,7 +66,7 @@ export async function taskGet(context: RunContext, taskId: string, flags: TaskGe
     ? await pollTask(client, taskId, historyLength, pollMs, timeoutMs)
     : await client.getTask(taskId, { ...(historyLength === undefined ? {} : { historyLength }), ...(timeoutMs ? { timeoutMs } : {}) });
   printTask(context, task, client.interface.protocolVersion);
-  if (isInterruptedState(task.status.state)) context.io.err(`Warning: task ${task.id} is waiting at ${task.status.state}\n`);
+  if (isInterruptedState(task.status.state)) context.io.err(line`Warning: task ${task.id} is waiting at ${task.status.state}\n`);
 }
 
 /** `task cancel <taskId>`: asks the agent to cancel and reports the state it answered with. */
@@ -72,5 +74,5 @@ export async function taskCancel(context: RunContext, taskId: string): Promise<v
   const client = await openClient(context);
   const task = await client.cancelTask(taskId);
   printTask(context, task, client.interface.protocolVersion);
-  if (task.status.state !== 'canceled') context.io.err(`Warning: the agent answered the cancel with state ${task.status.state}\n`);
+  if (task.status.state !== 'canceled') context.io.err(line`Warning: the agent answered the cancel with state ${task.status.state}\n`);
 }

@@ -2,6 +2,7 @@ import { type TaskRecord, type TaskState } from '@a2a-tether/node';
 import { localStore, openClient } from '../agent/open-client.js';
 import { CliError } from '../errors/cli-error.js';
 import { field, recordText, taskFields } from '../output/text.js';
+import { line } from '../output/terminal-safe.js';
 import { wireTaskPage } from '../output/wire.js';
 import { parseCount, type RunContext } from './context.js';
 
@@ -31,7 +32,7 @@ async function listLocal(context: RunContext): Promise<void> {
     io.out(`${JSON.stringify(records, null, 2)}\n`);
     return;
   }
-  if (records.length === 0) io.err(`No tasks in the local store (${globals.store})\n`);
+  if (records.length === 0) io.err(line`No tasks in the local store (${globals.store})\n`);
   io.out(records.map(recordText).join('\n'));
 }
 

@@ -1,4 +1,5 @@
 import { A2AError, TetherError } from '@a2a-tether/node';
+import { shellWord } from '../output/shell-word.js';
 import { CliError, EXIT_OF } from './cli-error.js';
 
 /** The error object of Appendix B: `{ error: { code, message, hint, a2aCode } }`. */
@@ -97,7 +98,7 @@ export function classify(error: unknown, context: FailureContext): Failure {
       case 'INVALID_ARGUMENT':
         return local('A2ACLI_ERR_USAGE', error.message, 'see `tether <command> --help`');
       default:
-        return local('A2ACLI_ERR_INTERNAL', error.message, error.code === 'RETRY_EXHAUSTED' && error.taskId ? `the task may still run: \`tether task resume ${error.taskId}\` follows it again` : 'rerun with --debug for details', error.status ?? null);
+        return local('A2ACLI_ERR_INTERNAL', error.message, error.code === 'RETRY_EXHAUSTED' && error.taskId ? `the task may still run: \`tether task resume ${shellWord(error.taskId)}\` follows it again` : 'rerun with --debug for details', error.status ?? null);
     }
   }
   const message = error instanceof Error ? error.message : String(error);

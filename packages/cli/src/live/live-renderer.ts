@@ -1,5 +1,7 @@
 import type { TaskEvent, TaskHandle, TaskView } from '@a2a-tether/node';
 import { CliError } from '../errors/cli-error.js';
+import { shellWord } from '../output/shell-word.js';
+import { escapeUnsafe } from '../output/terminal-safe.js';
 import { field } from '../output/text.js';
 import { taskFromView, type FollowEnd, type Renderer } from '../render/renderer.js';
 import { LiveView, type LiveTerminal } from './live-view.js';
@@ -23,7 +25,7 @@ export class LiveRenderer implements Renderer {
   onEnd(end: FollowEnd): void {
     if (end.kind !== 'task') return this.text.onEnd(end);
     const { task } = end;
-    this.terminal.output.write(field('Task ID', task.id) + field('Context ID', task.contextId) + field('State', task.status.state));
+    this.terminal.output.write(escapeUnsafe(field('Task ID', task.id) + field('Context ID', task.contextId) + field('State', task.status.state)));
   }
 
   /** Follows `handle` with the live view to its end, a timeout, or a pause left unanswered (Ctrl+D). */
@@ -42,7 +44,7 @@ export class LiveRenderer implements Renderer {
     }
     if (timedOut) {
       handle.detach();
-      throw new CliError('A2ACLI_ERR_TIMEOUT', `--timeout expired before task ${handle.taskId ?? ''} reached a terminal state (last state: ${handle.view.state})`, `the task keeps running: \`tether task resume ${handle.taskId ?? '<taskId>'} --live\` follows it`);
+      throw new CliError('A2ACLI_ERR_TIMEOUT', `--timeout expired before task ${handle.taskId ?? ''} reached a terminal state (last state: ${handle.view.state})`, `the task keeps running: \`tether task resume ${shellWord(handle.taskId ?? '<taskId>')} --live\` follows it`);
     }
     if (how === 'paused') {
       const end: FollowEnd = { kind: 'task', task: taskFromView(handle.view), interrupted: true };

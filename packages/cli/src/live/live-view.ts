@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { isInterruptedState, isTerminalState, type Part, type TaskEvent, type TaskHandle, type TaskState } from '@a2a-tether/node';
+import { escapeUnsafe, oneLine } from '../output/terminal-safe.js';
 
 /** Where the live view draws and reads: a terminal (`isTTY`) for output, and the keyboard for a pause's answer. */
 export interface LiveTerminal {
@@ -17,6 +18,14 @@ interface Progress {
 
 const encoder = new TextEncoder();
 const ESC = '\u001b[';
+/** A control sequence of the view's own (never built from what the agent sent). */
+interface Control {
+  control: string;
+}
+const DIM: Control = { control: `${ESC}2m` };
+const NORMAL: Control = { control: `${ESC}0m` };
+/** An agent's value shown on one line of the view (a name, an id), escaped. */
+const shown = (value: string): string => oneLine(escapeUnsafe(value));
 const textOf = (parts: readonly Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : p.kind === 'data' ? JSON.stringify(p.data) : `[file ${p.filename ?? p.uri ?? ''}]`)).join('');
 
 /**
@@ -24,6 +33,10 @@ const textOf = (parts: readonly Part[]): string => parts.map((p) => (p.kind === 
  * redrawn in place — the state, the connection (live, reconnecting n, polling, waiting), each artifact's
  * chunks and bytes. At `input-required` / `auth-required` it asks for the answer inline and sends it
  * (`handle.reply`); the same task goes on. Only for a TTY: elsewhere the CLI prints plain lines.
+ *
+ * The view writes its own control sequences (dim, cursor up, clear) and nothing else raw: what the
+ * agent sent is escaped as it comes in (so the width arithmetic counts what is shown), and every write
+ * of content escapes again (G12).
  */
 export class LiveView {
   private state: TaskState = 'unknown';
@@ -71,7 +84,7 @@ export class LiveView {
     this.state = view.state;
     this.connection = view.connection;
     for (const artifact of view.artifacts) {
-      this.artifacts.set(artifact.artifactId, { name: artifact.name ?? artifact.artifactId, chunks: artifact.parts.length, bytes: bytes(artifact.parts), done: false });
+      this.artifacts.set(artifact.artifactId, { name: shown(artifact.name ?? artifact.artifactId), chunks: artifact.parts.length, bytes: bytes(artifact.parts), done: false });
     }
   }
 
@@ -100,7 +113,7 @@ export class LiveView {
       case 'store-error':
         this.erase();
         this.endText();
-        this.write(`warning: not saved for a resume: ${event.error.message}\n`);
+        this.write(`warning: not saved for a resume: ${shown(event.error.message)}\n`);
         break;
     }
     this.redraw();
@@ -109,7 +122,7 @@ export class LiveView {
 
   private artifact(id: string, name: string | undefined, parts: Part[], append: boolean, last: boolean): void {
     const known = this.artifacts.get(id);
-    const progress = known ?? { name: name ?? id, chunks: 0, bytes: 0, done: false };
+    const progress = known ?? { name: shown(name ?? id), chunks: 0, bytes: 0, done: false };
     if (append) {
       progress.chunks += parts.length;
       progress.bytes += bytes(parts);
@@ -131,7 +144,7 @@ export class LiveView {
 
   /** Writes out the complete lines of `text` (after what is pending); keeps the last, unended one pending. */
   private text(text: string): void {
-    const lines = (this.pending + text).split('\n');
+    const lines = (this.pending + escapeUnsafe(text)).split('\n');
     this.pending = lines.pop() ?? '';
     const width = this.width();
     while (this.pending.length > width) {
@@ -152,7 +165,7 @@ export class LiveView {
     try {
       const answer = await new Promise<string | undefined>((resolve) => {
         rl.once('close', () => resolve(undefined));
-        rl.question(`? ${question}\n> `, resolve);
+        rl.question(`? ${escapeUnsafe(question)}\n> `, resolve);
       });
       if (answer === undefined) return false;
       this.write('sending your answer…\n');
@@ -164,7 +177,7 @@ export class LiveView {
   }
 
   private statusLines(): string[] {
-    const lines = [`Task ${this.handle.taskId ?? ''} · ${this.state}${isTerminalState(this.state) ? '' : ` · ${this.connection}`}`];
+    const lines = [`Task ${shown(this.handle.taskId ?? '')} · ${this.state}${isTerminalState(this.state) ? '' : ` · ${this.connection}`}`];
     for (const a of this.artifacts.values()) lines.push(`  ${a.name}: ${a.chunks} chunk${a.chunks === 1 ? '' : 's'}, ${a.bytes} bytes${a.done ? ' (complete)' : ''}`);
     return lines;
   }
@@ -182,15 +195,14 @@ export class LiveView {
   private draw(): void {
     const width = this.width();
     const lines = this.statusLines().map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
-    const pending = this.pending === '' ? [] : [this.pending];
-    this.write(`${[...pending, `${ESC}2m${lines.join('\n')}${ESC}0m`].join('\n')}\n`);
-    this.drawn = pending.length + lines.length;
+    this.write(this.pending === '' ? '' : `${this.pending}\n`, DIM, lines.join('\n'), NORMAL, '\n');
+    this.drawn = (this.pending === '' ? 0 : 1) + lines.length;
   }
 
   /** Removes the status block and the pending line (cursor up, clear to the end of the screen). */
   private erase(): void {
     if (this.drawn === 0) return;
-    this.write(`${ESC}${this.drawn}F${ESC}0J`);
+    this.write({ control: `${ESC}${this.drawn}F${ESC}0J` });
     this.drawn = 0;
   }
 
@@ -200,8 +212,9 @@ export class LiveView {
     this.pending = '';
   }
 
-  private write(text: string): void {
-    this.terminal.output.write(text);
+  /** Writes content, every unsafe code point escaped, and the view's own control sequences raw (the only raw bytes it writes), in one write. */
+  private write(...pieces: (string | Control)[]): void {
+    this.terminal.output.write(pieces.map((p) => (typeof p === 'string' ? escapeUnsafe(p) : p.control)).join(''));
   }
 }
 

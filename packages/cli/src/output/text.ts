@@ -1,27 +1,21 @@
+import { oneLine } from './terminal-safe.js';
 import type { AgentCard, Artifact, Message, Part, PushNotificationConfig, Task, TaskRecord } from '@a2a-tether/node';
 
 // The `text` floor of the a2a-cli specification (§11.2): one `Label: value` field per line, the same
 // labels every time, no terminal control sequences; content that needs several lines is a block — its
 // own `Label:` line, the content, a blank line — and blocks come after the fields, never between them.
-
-/** Removes control characters (ANSI escapes included) from a value the agent chose; keeps newlines and tabs when `multiline`. */
-export function clean(text: string, multiline = false): string {
-  // eslint-disable-next-line no-control-regex
-  const noEscapes = text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '').replace(/\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)?/g, '');
-  // eslint-disable-next-line no-control-regex
-  const controls = multiline ? /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g : /[\u0000-\u001f\u007f-\u009f]/g;
-  return noEscapes.replace(/\r\n?/g, '\n').replace(controls, multiline ? '' : ' ');
-}
+// An agent's line breaks are shown as `\n` in a field and kept in a block's content (CRLF read as LF);
+// every other control character is escaped visibly where the run writes (output/terminal-safe.ts).
 
 /** One `Label: value` line (the value on one line). */
 export function field(label: string, value: string | number | boolean): string {
-  return `${label}: ${clean(String(value))}\n`;
+  return `${label}: ${oneLine(String(value))}\n`;
 }
 
-/** A block: its label line, the content, a blank line. */
+/** A block: its label line (on one line), the content, a blank line. */
 export function block(label: string, content: string): string {
-  const body = clean(content, true).replace(/\n+$/, '');
-  return `${label}:\n${body}\n\n`;
+  const body = content.replace(/\r\n/g, '\n').replace(/\n+$/, '');
+  return `${oneLine(label)}:\n${body}\n\n`;
 }
 
 /** The text of a message's text parts, joined. */
@@ -30,12 +24,12 @@ export function messageText(message: Message | undefined): string {
 }
 
 function fileSize(part: Part & { kind: 'file' }): string {
-  if (part.bytes === undefined) return `uri ${part.uri}`;
+  if (part.bytes === undefined) return `uri ${oneLine(part.uri)}`;
   const bytes = Math.floor((part.bytes.replace(/=+$/, '').length * 3) / 4);
   return `${bytes} bytes`;
 }
 
-/** One part as a block's content: text as is, data as formatted JSON, a file by name, media type and size. */
+/** One part as a block's content: text as is, data as formatted JSON, a file by name, media type and size (one line). */
 export function partContent(part: Part): string {
   switch (part.kind) {
     case 'text':
@@ -43,7 +37,7 @@ export function partContent(part: Part): string {
     case 'data':
       return JSON.stringify(part.data, null, 2);
     case 'file':
-      return `[file ${part.filename ?? '(unnamed)'}, ${part.mediaType ?? 'application/octet-stream'}, ${fileSize(part)}]`;
+      return `[file ${oneLine(part.filename ?? '(unnamed)')}, ${oneLine(part.mediaType ?? 'application/octet-stream')}, ${fileSize(part)}]`;
   }
 }
 

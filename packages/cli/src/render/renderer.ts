@@ -1,4 +1,5 @@
 import type { Message, Task, TaskEvent, TaskView } from '@a2a-tether/node';
+import { shellWord } from '../output/shell-word.js';
 
 /** How a follow ended: the agent's direct message, or the task (terminal, or paused for the caller). */
 export type FollowEnd = { kind: 'message'; message: Message } | { kind: 'task'; task: Task; interrupted: boolean };
@@ -33,8 +34,7 @@ export interface RendererOptions {
 
 /** The exact command that answers a paused task. */
 export function resumeCommand(taskId: string, agentRef: string): string {
-  const quoted = /^[\w@%+=:,./-]+$/.test(agentRef) ? agentRef : `'${agentRef.replace(/'/g, "'\\''")}'`;
-  return `tether send --task-id ${taskId} --text "<reply>" -a ${quoted}`;
+  return `tether send --task-id ${shellWord(taskId)} --text "<reply>" -a ${shellWord(agentRef)}`;
 }
 
 /** The task as the view shows it, for a follow that stops at a pause. */

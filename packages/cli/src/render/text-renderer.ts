@@ -1,5 +1,6 @@
 import type { TaskEvent, TaskView } from '@a2a-tether/node';
 import { block, field, messageReport, messageText, partContent, taskText } from '../output/text.js';
+import { line } from '../output/terminal-safe.js';
 import type { CliIO } from '../io.js';
 import { resumeCommand, type FollowEnd, type Renderer, type RendererOptions } from './renderer.js';
 
@@ -31,10 +32,10 @@ export class TextRenderer implements Renderer {
         this.io.out(field('Event', 'message') + messageReport(event.message, this.options.verbose));
         return;
       case 'connection':
-        this.io.err(`Connection: ${event.state}${event.attempt ? ` (attempt ${event.attempt})` : ''}${event.error ? ` — ${event.error.message}` : ''}\n`);
+        this.io.err(line`Connection: ${event.state}${event.attempt ? ` (attempt ${event.attempt})` : ''}${event.error ? ` — ${event.error.message}` : ''}\n`);
         return;
       case 'store-error':
-        this.io.err(`Warning: the local task store failed: ${event.error.message}\n`);
+        this.io.err(line`Warning: the local task store failed: ${event.error.message}\n`);
         return;
     }
   }
