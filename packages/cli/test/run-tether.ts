@@ -20,7 +20,7 @@ export interface Sandbox {
   cwd: string;
   store: string;
   /** Runs `node dist/cli.js …` with only PATH, HOME and XDG_STATE_HOME set (plus `env`). */
-  run(args: readonly string[], options?: { env?: Record<string, string>; cwd?: string; input?: string }): Promise<TetherRun>;
+  run(args: readonly string[], options?: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number }): Promise<TetherRun>;
   remove(): void;
 }
 
@@ -35,20 +35,21 @@ export function sandbox(): Sandbox {
     cwd,
     store: join(state, 'tether', 'tasks'),
     run(args, options = {}) {
-      return runTether(args, { cwd: options.cwd ?? cwd, env: { HOME: home, XDG_STATE_HOME: state, ...options.env }, input: options.input });
+      return runTether(args, { cwd: options.cwd ?? cwd, env: { HOME: home, XDG_STATE_HOME: state, ...options.env }, input: options.input, timeoutMs: options.timeoutMs });
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }
 
-/** Spawns the CLI (asynchronously: the agents of a test run in the test's own process). */
-export function runTether(args: readonly string[], options: { cwd: string; env: Record<string, string>; input?: string | undefined }): Promise<TetherRun> {
+/** Spawns the CLI (asynchronously: the agents of a test run in the test's own process); `timeoutMs` kills a run that hangs (code -1). */
+export function runTether(args: readonly string[], options: { cwd: string; env: Record<string, string>; input?: string | undefined; timeoutMs?: number | undefined }): Promise<TetherRun> {
   return new Promise((resolve, reject) => {
     mkdirSync(options.cwd, { recursive: true });
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
     });
     let stdout = '';
     let stderr = '';
