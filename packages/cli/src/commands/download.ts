@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Artifact, Task } from '@a2a-tether/node';
 import { openClient } from '../agent/open-client.js';
@@ -27,30 +27,65 @@ export function safeName(name: string | undefined, fallback: string): string {
   return cleaned === '' ? fallback : cleaned;
 }
 
-/** A path inside `dir` for `name` that is not taken yet (`name-2.ext` …); throws if it would leave `dir`. */
-function freePath(dir: string, name: string, taken: Set<string>): string {
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const ext = dot > 0 ? name.slice(dot) : '';
-  for (let i = 1; ; i++) {
-    const candidate = join(dir, i === 1 ? name : `${stem}-${i}${ext}`);
-    const rel = relative(dir, candidate);
-    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`refusing to write outside ${dir}: ${name}`);
-    if (!taken.has(candidate) && !existsSync(candidate)) {
-      taken.add(candidate);
-      return candidate;
+/** The file system as {@link saveArtifacts} uses it (tests count its calls). */
+export interface ArtifactFiles {
+  /** Creates the directory and its parents, if needed. */
+  mkdir(dir: string): void;
+  /** Creates `path` holding `content`; `false` when something already has that name (never overwritten). */
+  create(path: string, content: Buffer): boolean;
+}
+
+/** Node's file system: a file is created exclusively (`wx`), so the existence check and the write are one step. */
+export const nodeArtifactFiles: ArtifactFiles = {
+  mkdir: (dir) => void mkdirSync(dir, { recursive: true }),
+  create: (path, content) => {
+    try {
+      writeFileSync(path, content, { flag: 'wx', mode: 0o644 });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  },
+};
+
+/**
+ * Writes files into one directory under names that are free (`name`, then `name-2.ext`, `name-3.ext` …).
+ * Each name remembers its next suffix, so n artifacts with one name cost n writes, not n²/2 probes;
+ * a file that was there before costs one more try.
+ */
+class FreeNames {
+  private readonly next = new Map<string, number>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly files: ArtifactFiles,
+  ) {}
+
+  /** Writes `content` under `name` or the first free name after it; the path written. Throws if it would leave the directory. */
+  write(name: string, content: Buffer): string {
+    const dot = name.lastIndexOf('.');
+    const stem = dot > 0 ? name.slice(0, dot) : name;
+    const ext = dot > 0 ? name.slice(dot) : '';
+    // Bounded: every name refused is an entry of the directory, and the suffix only grows.
+    for (let i = this.next.get(name) ?? 1; ; i++) {
+      const candidate = join(this.dir, i === 1 ? name : `${stem}-${i}${ext}`);
+      const rel = relative(this.dir, candidate);
+      if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`refusing to write outside ${this.dir}: ${name}`);
+      if (this.files.create(candidate, content)) {
+        this.next.set(name, i + 1);
+        return candidate;
+      }
     }
   }
 }
 
 /** Writes an artifact's parts: its text as `<name>.txt`, each data part as `.json`, each inline file as its bytes. */
-function writeArtifact(dir: string, artifact: Artifact, index: number, taken: Set<string>, skipped: string[]): Saved[] {
+function writeArtifact(names: FreeNames, artifact: Artifact, index: number, skipped: string[]): Saved[] {
   const base = safeName(artifact.name, safeName(artifact.artifactId, `artifact-${index + 1}`));
   const saved: Saved[] = [];
   const write = (name: string, content: Buffer): void => {
-    const path = freePath(dir, name, taken);
-    writeFileSync(path, content, { flag: 'wx', mode: 0o644 });
-    saved.push({ path, bytes: content.length });
+    saved.push({ path: names.write(name, content), bytes: content.length });
   };
   const text = artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
   if (artifact.parts.some((p) => p.kind === 'text')) write(/\.[a-z0-9]{1,8}$/i.test(base) ? base : `${base}.txt`, Buffer.from(text, 'utf8'));
@@ -65,11 +100,11 @@ function writeArtifact(dir: string, artifact: Artifact, index: number, taken: Se
 }
 
 /** Writes every artifact of a task into `dir` (created if needed); names are sanitized and never overwrite. */
-export function saveArtifacts(task: Task, dir: string): { saved: Saved[]; skipped: string[] } {
-  mkdirSync(dir, { recursive: true });
-  const taken = new Set<string>();
+export function saveArtifacts(task: Task, dir: string, files: ArtifactFiles = nodeArtifactFiles): { saved: Saved[]; skipped: string[] } {
+  files.mkdir(dir);
+  const names = new FreeNames(dir, files);
   const skipped: string[] = [];
-  const saved = task.artifacts.flatMap((artifact, i) => writeArtifact(dir, artifact, i, taken, skipped));
+  const saved = task.artifacts.flatMap((artifact, i) => writeArtifact(names, artifact, i, skipped));
   return { saved, skipped };
 }
 
