@@ -222,3 +222,114 @@ describe('a gRPC agent that misbehaves', () => {
     expect(error).toMatchObject({ code: 'NETWORK', isRetryable: true });
   });
 });
+
+// Issue 33, point 6: gRPC like HTTP — the client's default deadline on every call (streams until they
+// open), a poll over gRPC that stalls retries, and what an agent quotes of our credentials is redacted.
+describe('gRPC like HTTP', () => {
+  const FAST = { initialDelayMs: 5, maxDelayMs: 20, maxAttempts: 5, pollMinMs: 10, pollMaxMs: 20, maxRequestsPerWindow: 1_000 };
+
+  it('an agent that never answers: TIMEOUT at the client’s default timeoutMs (unary and stream), without a per-call limit', async () => {
+    onUnary['GetTask'] = () => undefined;
+    onUnary['CancelTask'] = () => undefined;
+    onStream['SubscribeToTask'] = () => undefined;
+    const client = await open({ timeoutMs: 100 });
+    expect(await failureOf(client.getTask('t-1', { maxRetries: 0 }))).toMatchObject({ code: 'TIMEOUT', isRetryable: true });
+    expect(await failureOf(client.cancelTask('t-1'))).toMatchObject({ code: 'TIMEOUT' });
+    const stream = await drain(client.subscribe('t-1'));
+    expect(stream.error).toMatchObject({ code: 'TIMEOUT' });
+  }, 10_000);
+
+  it('a task polled over gRPC: a GetTask that stalls times out and the next one is asked', async () => {
+    onUnary['SendMessage'] = (_request, _metadata, reply) => reply(null, encode('SendMessageResponse', { task: TASK }));
+    let asked = 0;
+    onUnary['GetTask'] = (_request, _metadata, reply) => {
+      asked += 1;
+      if (asked === 1) return; // never answered
+      reply(null, encode('Task', { ...TASK, status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ artifactId: 'a-1', parts: [{ text: 'done' }] }] }));
+    };
+    const client = await open({ timeoutMs: 150, resilience: FAST });
+    const handle = await client.start('go', { delivery: 'poll' });
+    const task = await handle.done();
+    expect(task.status.state).toBe('completed');
+    expect(asked).toBeGreaterThanOrEqual(2);
+  }, 10_000);
+});
+
+describe('what a gRPC agent quotes of our credentials', () => {
+  const TOKEN = 'PLANTED-grpc-bearer-5a6b7c';
+  const echoed = (metadata: grpc.Metadata): string => `you sent authorization=${String(metadata.get('authorization')[0])} and token ${TOKEN}`;
+  /** A serialized `google.rpc.Status` whose ErrorInfo (and message) quote `text`. */
+  function echoingDetails(code: number, reason: string, text: string): Buffer {
+    const entry = new BinaryWriter().uint32(10).string('sent').uint32(18).string(text).finish();
+    const info = new BinaryWriter().uint32(10).string(reason).uint32(18).string(text).uint32(26).bytes(entry).finish();
+    const any = new BinaryWriter().uint32(10).string('type.googleapis.com/google.rpc.ErrorInfo').uint32(18).bytes(info).finish();
+    return Buffer.from(new BinaryWriter().uint32(8).int32(code).uint32(18).string(text).uint32(26).bytes(any).finish());
+  }
+  function echoing(code: number, metadata: grpc.Metadata, reason?: string): Partial<grpc.StatusObject> {
+    const text = echoed(metadata);
+    const trailers = new grpc.Metadata();
+    trailers.set('x-echo', text);
+    if (reason) trailers.set('grpc-status-details-bin', echoingDetails(code, reason, text));
+    return { code, details: text, metadata: trailers };
+  }
+
+  it('appears nowhere in the error — message, stack, fields, data, cause chain — unary and in a stream, A2A errors or not', async () => {
+    const { Exposure } = await import('./helpers/planted.js');
+    const statuses: Array<[number, string | undefined]> = [
+      [grpc.status.NOT_FOUND, 'TASK_NOT_FOUND'],
+      [grpc.status.UNAUTHENTICATED, undefined],
+      [grpc.status.PERMISSION_DENIED, undefined],
+      [grpc.status.INTERNAL, undefined],
+      [grpc.status.UNAVAILABLE, undefined],
+      [grpc.status.FAILED_PRECONDITION, undefined],
+      [grpc.status.DEADLINE_EXCEEDED, undefined],
+      [grpc.status.RESOURCE_EXHAUSTED, 'SOMETHING_ELSE'],
+    ];
+    const client = await open({ auth: { bearer: TOKEN } });
+    const errors: unknown[] = [];
+    for (const [code, reason] of statuses) {
+      onUnary['GetTask'] = (_request, metadata, reply) => reply(echoing(code, metadata, reason));
+      onStream['SubscribeToTask'] = (_request, call) => {
+        call.write(encode('StreamResponse', { task: TASK }));
+        call.emit('error', echoing(code, call.metadata, reason));
+      };
+      errors.push(await failureOf(client.getTask('t-1', { maxRetries: 0 })));
+      const { error } = await drain(client.subscribe('t-1'));
+      expect(error).toBeInstanceOf(TetherError);
+      errors.push(error);
+    }
+    // The agent was sent the token, and echoed it.
+    expect(seen.filter((call) => call.metadata['authorization'] === `Bearer ${TOKEN}`).length).toBe(2 * statuses.length);
+    const exposure = new Exposure([TOKEN, 'PLANTED']);
+    exposure.scan('errors', errors);
+    expect(exposure.found).toEqual([]);
+    // What was redacted is still recognizable, and the A2A error is still typed.
+    expect(errors[0]).toBeInstanceOf(TaskNotFoundError);
+    expect((errors[0] as TetherError).message).toContain('[REDACTED]');
+  });
+
+  it('a status of 40 KB makes a bounded error; a status past HTTP/2’s header limit ends at the client’s time limit', async () => {
+    const big = 'x'.repeat(40_000);
+    let entries = new BinaryWriter().uint32(10).string('TASK_NOT_FOUND').uint32(18).string(big);
+    for (let i = 0; i < 2_000; i++) entries = entries.uint32(26).bytes(new BinaryWriter().uint32(10).string(`k${i}`).uint32(18).string('v').finish());
+    const any = new BinaryWriter().uint32(10).string('type.googleapis.com/google.rpc.ErrorInfo').uint32(18).bytes(entries.finish()).finish();
+    const detailsBin = Buffer.from(new BinaryWriter().uint32(8).int32(5).uint32(26).bytes(any).finish());
+    let details = big;
+    onUnary['GetTask'] = (_request, _metadata, reply) => {
+      const trailers = new grpc.Metadata();
+      trailers.set('grpc-status-details-bin', detailsBin);
+      reply({ code: grpc.status.NOT_FOUND, details, metadata: trailers });
+    };
+    const client = await open({ timeoutMs: 300 });
+    const error = await failureOf(client.getTask('t-1', { maxRetries: 0 }));
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    const data = (error as A2AError).data as Array<{ domain: string; metadata: Record<string, string> }>;
+    expect(Object.keys(data[0]?.metadata ?? {}).length).toBe(32);
+    expect(data[0]?.domain.length).toBeLessThan(1_100);
+    expect((error as A2AError).agentMessage.length).toBeLessThan(1_100);
+    expect(error.message.length).toBeLessThan(1_300);
+
+    details = 'x'.repeat(1_000_000);
+    expect(await failureOf(client.getTask('t-1', { maxRetries: 0 }))).toMatchObject({ code: 'TIMEOUT' });
+  });
+});

@@ -16,6 +16,18 @@ export interface BindingContext {
    * included.
    */
   headers(url?: string, signal?: AbortSignal): Promise<Record<string, string>>;
+  /**
+   * The client's time limit of a call, in ms (`connect(url, { timeoutMs })`, else `DEFAULTS.timeoutMs`): apply
+   * it to every call whose options name no `timeoutMs` — for a stream, until it opens — and fail it with
+   * `TIMEOUT`, as the built-in bindings do. A call without a limit can hang a task's follow forever.
+   */
+  readonly timeoutMs: number;
+  /**
+   * `text` as an error may quote it: every credential `headers()` gave (also URL-encoded) and credential-like
+   * values (`authorization: …`, `token=…`) replaced by `[REDACTED]`. Pass what an agent answered through it
+   * before an error message, `data` or `cause` quotes it: an agent may echo the credentials it was sent.
+   */
+  redact(text: string): string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Binding } from '../card/card-types.js';
+import { redact } from '../errors/redact.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { Encoder } from '../protocol/encoder.js';
 import type { Transport } from './transport.js';
@@ -30,7 +31,7 @@ export async function loadTransport(context: TransportContext): Promise<Transpor
   const { binding, protocolVersion } = context.iface;
   const own = context.custom?.find((b) => b.name.toUpperCase() === binding);
   // Loaded only when a binding of the caller's own is used.
-  if (own) return import('./custom-transport.js').then((m) => m.createCustom(own, context));
+  if (own) return import('./custom-transport.js').then((m) => m.createCustom(own, context, redact));
   let loaded: [TransportClass, Encoder];
   try {
     loaded = await Promise.all([loadBinding(binding as Binding), loadEncoder(context)]);

@@ -7,6 +7,7 @@ import { TetherError } from '@a2a-tether/core';
 import type {
   BindingContext,
   CallOptions,
+  ErrorContext,
   CustomBinding,
   EventFeed,
   GetTaskCallOptions,
@@ -25,8 +26,9 @@ import type { SendParams } from '@a2a-tether/core/protocol';
 import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import type { DescMessage, JsonValue } from '@bufbuild/protobuf';
 import { Client, credentials as channelCredentials, Metadata } from '@grpc/grpc-js';
-import type { CallOptions as GrpcCallOptions, ChannelCredentials, ChannelOptions, ClientReadableStream } from '@grpc/grpc-js';
+import type { ChannelCredentials, ChannelOptions, ClientReadableStream } from '@grpc/grpc-js';
 import { A2A_PACKAGE, a2aMessage, a2aRegistry } from './a2a-schema.js';
+import { CallDeadline } from './call-deadline.js';
 import { grpcError } from './grpc-status.js';
 import type { GrpcFailure } from './grpc-status.js';
 
@@ -155,6 +157,16 @@ class GrpcTransport implements Transport {
     return `/${A2A_PACKAGE}.A2AService/${method}`;
   }
 
+  /** What ended a call: its time limit (`TIMEOUT`), the caller (`ABORTED`), or `error` as a typed error. */
+  private ended(deadline: CallDeadline, where: ErrorContext, error: unknown, inStream = false): TetherError {
+    if (deadline.timedOut) {
+      const what = where.operation === 'SendStreamingMessage' || where.operation === 'SubscribeToTask' ? `the ${where.operation} stream did not open` : 'no answer';
+      return new TetherError('TIMEOUT', `${what} within ${deadline.timeoutMs} ms`, where);
+    }
+    if (error instanceof TetherError) return error;
+    return grpcError(error as GrpcFailure, where, { aborted: deadline.signal.aborted, inStream, redact: this.context.redact });
+  }
+
   /** A unary call: the agent's answer (ProtoJSON), or a typed error. */
   private async unary<T>(method: string, requestType: string, responseType: string, request: Json, options: CallOptions | undefined, decode: (answer: unknown) => T): Promise<T> {
     const where = { operation: method, url: this.url };
@@ -167,21 +179,31 @@ class GrpcTransport implements Transport {
     } catch (error) {
       throw new TetherError('INVALID_ARGUMENT', `cannot encode ${requestType}: ${error instanceof Error ? error.message : String(error)}`, { ...where, maybeDelivered: false, cause: error });
     }
-    const metadata = await this.metadata(options);
-    const answer = await new Promise<Buffer>((resolve, reject) => {
-      const callOptions: GrpcCallOptions = options?.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs };
-      const call = this.client.makeUnaryRequest(this.path(method), (b: Buffer) => b, (b: Buffer) => b, body, metadata, callOptions, (error, value) => {
-        options?.signal?.removeEventListener('abort', onAbort);
-        if (error) reject(grpcError(error as GrpcFailure, where, { aborted: options?.signal?.aborted === true }));
-        else resolve(value as Buffer);
+    // The client's time limit when the call names none, as over HTTP: from here until the answer.
+    const deadline = new CallDeadline(options?.signal, options?.timeoutMs ?? this.context.timeoutMs);
+    let answer: Buffer;
+    try {
+      const metadata = await this.metadata(options, deadline.signal);
+      answer = await new Promise<Buffer>((resolve, reject) => {
+        if (deadline.signal.aborted) throw new Error('aborted');
+        const call = this.client.makeUnaryRequest(this.path(method), (b: Buffer) => b, (b: Buffer) => b, body, metadata, {}, (error, value) => {
+          deadline.signal.removeEventListener('abort', cancel);
+          if (error) reject(error);
+          else resolve(value as Buffer);
+        });
+        const cancel = (): void => call.cancel();
+        deadline.signal.addEventListener('abort', cancel, { once: true });
       });
-      const onAbort = (): void => call.cancel();
-      options?.signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    } catch (error) {
+      throw this.ended(deadline, where, error);
+    } finally {
+      deadline.dispose();
+    }
     try {
       return decode(output.deserialize(answer));
     } catch (error) {
-      throw new TetherError('INVALID_RESPONSE', `the agent's ${responseType} is not valid: ${error instanceof Error ? error.message : String(error)}`, { ...where, cause: error });
+      const { text, cause } = quoted(error, this.context.redact);
+      throw new TetherError('INVALID_RESPONSE', `the agent's ${responseType} is not valid: ${text}`, { ...where, cause });
     }
   }
 
@@ -197,32 +219,47 @@ class GrpcTransport implements Transport {
     } catch (error) {
       throw new TetherError('INVALID_ARGUMENT', `cannot encode the ${method} request: ${error instanceof Error ? error.message : String(error)}`, { ...where, maybeDelivered: false, cause: error });
     }
-    const metadata = await this.metadata(options, signal);
     if (signal.aborted) throw new TetherError('ABORTED', 'aborted before the call', { ...where, maybeDelivered: false });
-    const call = this.client.makeServerStreamRequest(this.path(method), (b: Buffer) => b, (b: Buffer) => b, encoded, metadata, {});
-    const onAbort = (): void => call.cancel();
-    signal.addEventListener('abort', onAbort, { once: true });
-    // The headers (or the first message, or the end) within the call's time limit: else it never opened.
-    await new Promise<void>((resolve, reject) => {
-      const timer = options?.timeoutMs === undefined ? undefined : setTimeout(() => {
-        call.cancel();
-        reject(new TetherError('TIMEOUT', `the ${method} stream did not open within ${options.timeoutMs} ms`, where));
-      }, options.timeoutMs);
-      const opened = (): void => {
-        clearTimeout(timer);
-        call.off('error', failed);
-        resolve();
-      };
-      const failed = (error: GrpcFailure): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        reject(grpcError(error, where, { aborted: signal.aborted }));
-      };
-      call.once('metadata', opened);
-      call.once('error', failed);
-    });
+    // As over HTTP, the time limit runs until the stream opens (its headers, first message or end); then
+    // only the caller's signal ends it, and silence is the task engine's to judge.
+    const deadline = new CallDeadline(signal, options?.timeoutMs ?? this.context.timeoutMs);
+    let call: ClientReadableStream<Buffer> | undefined;
+    const cancel = (): void => call?.cancel();
+    deadline.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const metadata = await this.metadata(options, deadline.signal);
+      if (deadline.signal.aborted) throw new Error('aborted');
+      const opening = this.client.makeServerStreamRequest(this.path(method), (b: Buffer) => b, (b: Buffer) => b, encoded, metadata, {});
+      call = opening;
+      // An error between the opening and the first read (a cancel, say) must not be an unhandled 'error' event.
+      opening.on('error', () => undefined);
+      await new Promise<void>((resolve, reject) => {
+        const opened = (): void => {
+          opening.off('error', failed);
+          resolve();
+        };
+        const failed = (error: GrpcFailure): void => {
+          opening.off('metadata', opened);
+          reject(error);
+        };
+        opening.once('metadata', opened);
+        opening.once('error', failed);
+      });
+    } catch (error) {
+      deadline.signal.removeEventListener('abort', cancel);
+      deadline.dispose();
+      call?.cancel();
+      throw this.ended(deadline, where, error);
+    }
+    deadline.stopTimer();
     options?.onOpen?.();
-    return eventFeed(streamEvents(call, output.deserialize, where, signal, onAbort), { taskId, context: where, onClose: () => call.cancel() });
+    const opened = call;
+    const done = (): void => {
+      deadline.signal.removeEventListener('abort', cancel);
+      deadline.dispose();
+      opened.cancel();
+    };
+    return eventFeed(streamEvents(opened, output.deserialize, where, this.context.redact, (error) => this.ended(deadline, where, error, true), done), { taskId, context: where, onClose: () => opened.cancel() });
   }
 
   sendMessage(params: SendParams, options?: CallOptions): Promise<SendResult> {
@@ -279,23 +316,32 @@ class GrpcTransport implements Transport {
   }
 }
 
-/** A stream call's events, decoded; the agent's error or a broken connection is thrown typed. */
-async function* streamEvents(call: ClientReadableStream<Buffer>, deserialize: (bytes: Buffer) => unknown, where: { operation: string; url: string }, signal: AbortSignal, onAbort: () => void): AsyncGenerator<StreamEvent> {
+/**
+ * What an error may quote of a decoder's failure (a value of the agent's answer): our credentials redacted, and
+ * the failure itself as the cause only when nothing had to be.
+ */
+function quoted(error: unknown, redact: (text: string) => string): { text: string; cause: unknown } {
+  const raw = error instanceof Error ? error.message : String(error);
+  const text = redact(raw);
+  return { text, cause: text === raw ? error : undefined };
+}
+
+/** A stream call's events, decoded; the agent's error or a broken connection is thrown typed (`failure`). */
+async function* streamEvents(call: ClientReadableStream<Buffer>, deserialize: (bytes: Buffer) => unknown, where: { operation: string; url: string }, redact: (text: string) => string, failure: (error: unknown) => TetherError, done: () => void): AsyncGenerator<StreamEvent> {
   try {
     for await (const bytes of call as AsyncIterable<Buffer>) {
       let event: StreamEvent;
       try {
         event = decodeStreamEvent(deserialize(bytes), 'v1');
       } catch (error) {
-        throw new TetherError('MALFORMED_EVENT', `a ${where.operation} event is not a valid StreamResponse: ${error instanceof Error ? error.message : String(error)}`, { ...where, cause: error });
+        const { text, cause } = quoted(error, redact);
+        throw new TetherError('MALFORMED_EVENT', `a ${where.operation} event is not a valid StreamResponse: ${text}`, { ...where, cause });
       }
       yield event;
     }
   } catch (error) {
-    if (error instanceof TetherError) throw error;
-    throw grpcError(error as GrpcFailure, where, { aborted: signal.aborted, inStream: true });
+    throw failure(error);
   } finally {
-    signal.removeEventListener('abort', onAbort);
-    call.cancel();
+    done();
   }
 }

@@ -2,7 +2,7 @@
 // `grpc-status-details-bin` trailer carries a `google.rpc.Status` with a `google.rpc.ErrorInfo`
 // (`reason`, e.g. TASK_NOT_FOUND): those become the same `A2AError` subclasses as over JSON-RPC and
 // HTTP+JSON. A status without details is the transport's own: UNAVAILABLE is a network failure, and so on.
-import { createA2AError, TetherError } from '@a2a-tether/core';
+import { createA2AError, redact as redactText, TetherError } from '@a2a-tether/core';
 import type { ErrorContext } from '@a2a-tether/core';
 import { a2aCodeForReason } from '@a2a-tether/core/protocol';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
@@ -40,6 +40,12 @@ export interface ErrorInfo {
 }
 
 const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+/** The most of the agent's status message, and of each ErrorInfo string, an error quotes (characters). */
+const MAX_QUOTED = 1024;
+/** The most ErrorInfo metadata entries an error keeps. */
+const MAX_INFO_ENTRIES = 32;
+/** Status details longer than this (bytes) are not read. */
+const MAX_STATUS_DETAILS = 64 * 1024;
 
 /** Reads the fields of one message: `visit(field, wireType, reader)` must consume the value. */
 function readFields(bytes: Uint8Array, visit: (field: number, reader: BinaryReader) => boolean): void {
@@ -52,6 +58,7 @@ function readFields(bytes: Uint8Array, visit: (field: number, reader: BinaryRead
 
 /** The first `ErrorInfo` in a serialized `google.rpc.Status`, if any (malformed details give none). */
 export function errorInfoOf(statusDetails: Uint8Array): ErrorInfo | undefined {
+  if (statusDetails.length > MAX_STATUS_DETAILS) return undefined;
   try {
     let info: ErrorInfo | undefined;
     readFields(statusDetails, (field, reader) => {
@@ -78,7 +85,7 @@ export function errorInfoOf(statusDetails: Uint8Array): ErrorInfo | undefined {
             else return false;
             return true;
           });
-          found.metadata[key] = text;
+          if (Object.keys(found.metadata).length < MAX_INFO_ENTRIES) found.metadata[key] = text;
         } else return false;
         return true;
       });
@@ -91,35 +98,53 @@ export function errorInfoOf(statusDetails: Uint8Array): ErrorInfo | undefined {
   }
 }
 
+/** How a failed call ended, for {@link grpcError}. */
+export interface GrpcErrorHow {
+  /** The caller's signal ended it (→ `ABORTED`). */
+  aborted?: boolean | undefined;
+  /** It ended a stream. */
+  inStream?: boolean | undefined;
+  /** Redacts our credentials from what the agent sent (`BindingContext.redact`); default: credential-like values only. */
+  redact?: ((text: string) => string) | undefined;
+}
+
 /**
- * The typed error of a failed gRPC call. `aborted`: the caller's signal ended it (→ `ABORTED`);
- * `inStream`: it ended a stream; `sent`: the request may have reached the agent.
+ * The typed error of a failed gRPC call. What it quotes of the agent's status — its message, the ErrorInfo —
+ * has our credentials redacted and is bounded; the raw status (with every trailer) is not kept as `cause`.
  */
-export function grpcError(failure: GrpcFailure, where: ErrorContext, how: { aborted?: boolean; inStream?: boolean } = {}): TetherError {
+export function grpcError(failure: GrpcFailure, where: ErrorContext, how: GrpcErrorHow = {}): TetherError {
   const code = failure.code ?? GRPC_STATUS.UNKNOWN;
-  const message = failure.details || `gRPC status ${code}`;
+  const redact = how.redact ?? ((text: string) => redactText(text));
+  // Redacted whole, then cut: a credential across the cut would otherwise leave a part of itself.
+  const quote = (text: string): string => {
+    const clean = redact(text);
+    return clean.length > MAX_QUOTED ? `${clean.slice(0, MAX_QUOTED)}… (${clean.length} characters)` : clean;
+  };
+  const message = quote(String(failure.details || `gRPC status ${code}`));
   if (how.aborted) return new TetherError('ABORTED', 'the call was aborted', where);
   const details = failure.metadata?.get('grpc-status-details-bin')[0];
   const info = details instanceof Uint8Array ? errorInfoOf(details) : undefined;
   const a2aCode = info ? a2aCodeForReason(info.reason) : undefined;
   if (info && a2aCode !== undefined) {
-    return createA2AError(a2aCode, message, { ...where, reason: info.reason, data: [{ '@type': ERROR_INFO_TYPE, ...info }], inStream: how.inStream });
+    const metadata: Record<string, string> = {};
+    for (const [key, value] of Object.entries(info.metadata)) metadata[quote(key)] = quote(value);
+    const data = { '@type': ERROR_INFO_TYPE, reason: quote(info.reason), domain: quote(info.domain), metadata };
+    return createA2AError(a2aCode, message, { ...where, reason: data.reason, data: [data], inStream: how.inStream });
   }
-  const context = { ...where, cause: failure };
   switch (code) {
     case GRPC_STATUS.UNAVAILABLE:
     case GRPC_STATUS.INTERNAL:
     case GRPC_STATUS.CANCELLED:
-      return new TetherError('NETWORK', `gRPC ${code}: ${message}`, { ...context, isRetryable: true });
+      return new TetherError('NETWORK', `gRPC ${code}: ${message}`, { ...where, isRetryable: true });
     case GRPC_STATUS.DEADLINE_EXCEEDED:
-      return new TetherError('TIMEOUT', `gRPC deadline exceeded: ${message}`, context);
+      return new TetherError('TIMEOUT', `gRPC deadline exceeded: ${message}`, where);
     case GRPC_STATUS.UNAUTHENTICATED:
     case GRPC_STATUS.PERMISSION_DENIED:
-      return new TetherError('UNAUTHENTICATED', `gRPC ${code}: ${message}`, context);
+      return new TetherError('UNAUTHENTICATED', `gRPC ${code}: ${message}`, where);
     case GRPC_STATUS.UNIMPLEMENTED:
-      return new TetherError('UNSUPPORTED_OPERATION', `the agent's gRPC service does not implement this call: ${message}`, { ...context, maybeDelivered: false });
+      return new TetherError('UNSUPPORTED_OPERATION', `the agent's gRPC service does not implement this call: ${message}`, { ...where, maybeDelivered: false });
     case GRPC_STATUS.RESOURCE_EXHAUSTED:
-      return new TetherError('HTTP_STATUS', `gRPC resource exhausted: ${message}`, { ...context, isRetryable: true });
+      return new TetherError('HTTP_STATUS', `gRPC resource exhausted: ${message}`, { ...where, isRetryable: true });
     default:
       return createA2AError(-32603, message, { ...where, inStream: how.inStream });
   }
