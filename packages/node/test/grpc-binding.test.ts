@@ -14,7 +14,17 @@ import { a2aMessage, a2aRegistry } from '../src/grpc/a2a-schema.js';
 import { errorInfoOf } from '../src/grpc/grpc-status.js';
 import { grpcBinding } from '../src/grpc-entry.js';
 
-const METHODS: Record<string, boolean> = { SendMessage: false, SendStreamingMessage: true, GetTask: false, CancelTask: false, SubscribeToTask: true, ListTasks: false };
+const METHODS: Record<string, boolean> = {
+  SendMessage: false,
+  SendStreamingMessage: true,
+  GetTask: false,
+  CancelTask: false,
+  SubscribeToTask: true,
+  ListTasks: false,
+  CreateTaskPushNotificationConfig: false,
+  GetTaskPushNotificationConfig: false,
+  ListTaskPushNotificationConfigs: false,
+};
 const raw = (bytes: Buffer): Buffer => bytes;
 
 function encode(type: string, json: JsonValue): Buffer {
@@ -54,7 +64,18 @@ beforeAll(async () => {
   for (const [method, streaming] of Object.entries(METHODS)) {
     definition[method] = { path: `/lf.a2a.v1.A2AService/${method}`, requestStream: false, responseStream: streaming, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw, originalName: method };
     const record = (request: Buffer, metadata: grpc.Metadata): void => {
-      const type = { SendMessage: 'SendMessageRequest', SendStreamingMessage: 'SendMessageRequest', GetTask: 'GetTaskRequest', CancelTask: 'CancelTaskRequest', SubscribeToTask: 'SubscribeToTaskRequest', ListTasks: 'ListTasksRequest' }[method] ?? '';
+      const type =
+        {
+          SendMessage: 'SendMessageRequest',
+          SendStreamingMessage: 'SendMessageRequest',
+          GetTask: 'GetTaskRequest',
+          CancelTask: 'CancelTaskRequest',
+          SubscribeToTask: 'SubscribeToTaskRequest',
+          ListTasks: 'ListTasksRequest',
+          CreateTaskPushNotificationConfig: 'TaskPushNotificationConfig',
+          GetTaskPushNotificationConfig: 'GetTaskPushNotificationConfigRequest',
+          ListTaskPushNotificationConfigs: 'ListTaskPushNotificationConfigsRequest',
+        }[method] ?? '';
       seen.push({ method, request: decode(type, request), metadata: metadata.getMap() });
     };
     handlers[method] = streaming
@@ -320,7 +341,10 @@ describe('what a gRPC agent quotes of our credentials', () => {
       trailers.set('grpc-status-details-bin', detailsBin);
       reply({ code: grpc.status.NOT_FOUND, details, metadata: trailers });
     };
-    const client = await open({ timeoutMs: 300 });
+    // A connection of its own: one whose trailers were too big takes no more calls (they reach nothing until
+    // the keepalive gives up on it), and grpc-js shares connections between clients.
+    const binding = grpcBinding({ channelOptions: { 'grpc.use_local_subchannel_pool': 1 } });
+    const client = await connect(`http://127.0.0.1:${port}`, { card: card(), cardCache: false, bindings: [binding], timeoutMs: 300 });
     const error = await failureOf(client.getTask('t-1', { maxRetries: 0 }));
     expect(error).toBeInstanceOf(TaskNotFoundError);
     const data = (error as A2AError).data as Array<{ domain: string; metadata: Record<string, string> }>;
@@ -331,5 +355,26 @@ describe('what a gRPC agent quotes of our credentials', () => {
 
     details = 'x'.repeat(1_000_000);
     expect(await failureOf(client.getTask('t-1', { maxRetries: 0 }))).toMatchObject({ code: 'TIMEOUT' });
+  });
+});
+
+describe('an answer about another task over gRPC (issue 33, point 7)', () => {
+  it('GetTask, CancelTask and the push-config calls answered about t-OTHER: PROTOCOL_VIOLATION', async () => {
+    const foreign = { ...TASK, id: 't-OTHER' };
+    const config = { taskId: 't-OTHER', id: 'cfg-1', url: 'https://hooks.example/a2a' };
+    onUnary['GetTask'] = (_request, _metadata, reply) => reply(null, encode('Task', foreign));
+    onUnary['CancelTask'] = (_request, _metadata, reply) => reply(null, encode('Task', foreign));
+    onUnary['GetTaskPushNotificationConfig'] = (_request, _metadata, reply) => reply(null, encode('TaskPushNotificationConfig', config));
+    onUnary['ListTaskPushNotificationConfigs'] = (_request, _metadata, reply) => reply(null, encode('ListTaskPushNotificationConfigsResponse', { configs: [config] }));
+    onUnary['CreateTaskPushNotificationConfig'] = (_request, _metadata, reply) => reply(null, encode('TaskPushNotificationConfig', config));
+    const client = await open();
+    const errors = [
+      await failureOf(client.getTask('t-3', { maxRetries: 0 })),
+      await failureOf(client.cancelTask('t-3')),
+      await failureOf(client.getPushConfig('t-3', 'cfg-1', { maxRetries: 0 })),
+      await failureOf(client.listPushConfigs('t-3', { maxRetries: 0 })),
+      await failureOf(client.createPushConfig({ taskId: 't-3', url: 'https://hooks.example/a2a' })),
+    ];
+    for (const error of errors) expect(error).toMatchObject({ code: 'PROTOCOL_VIOLATION', taskId: 't-3' });
   });
 });

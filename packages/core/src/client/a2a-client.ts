@@ -104,6 +104,17 @@ function attemptOptions<O extends IdempotentCallOptions>(options: O | undefined,
 }
 
 /**
+ * Refuses an answer about another task than `taskId` (a task's `id`, a push config's `taskId`) with
+ * PROTOCOL_VIOLATION, as a stream event of another task is (G10).
+ */
+function checkAbout(taskId: string, answers: unknown): void {
+  for (const answer of ([] as { id?: string; taskId?: string }[]).concat(answers as [])) {
+    const id = answer.taskId ?? answer.id;
+    if (id !== taskId) throw new TetherError('PROTOCOL_VIOLATION', `the agent answered about task ${JSON.stringify(id)}, not ${JSON.stringify(taskId)}`, { taskId });
+  }
+}
+
+/**
  * A connection to one A2A agent, on the interface chosen from its card. One method per
  * protocol operation; every call takes `{ signal, timeoutMs }` and fails with a typed error
  * (`TetherError`, or an `A2AError` subclass when the agent reported one).
@@ -232,12 +243,17 @@ export class A2AClient {
     this.told();
   }
 
-  private async run<T>(call: (transport: Transport) => Promise<T>): Promise<T> {
+  /**
+   * Runs `call` on the current interface, falling back to the next one while the first is not there. `about`:
+   * the answer must be about that task (checked here, not in the bindings, so that none can skip it).
+   */
+  private async run<T>(call: (transport: Transport) => Promise<T>, about?: string): Promise<T> {
     for (;;) {
       const transport = this.transport ?? (await this.load());
       try {
         const result = await call(transport);
         if (transport === this.transport) this.answered = true;
+        if (about !== undefined) checkAbout(about, result);
         return result;
       } catch (error) {
         if (error instanceof A2AError && transport === this.transport && !(error instanceof VersionNotSupportedError)) {
@@ -250,9 +266,9 @@ export class A2AClient {
   }
 
   /** `run`, repeated after transient failures: only for calls that are safe to repeat. */
-  private runIdempotent<T, O extends IdempotentCallOptions>(operation: string, options: O | undefined, call: (transport: Transport, options: O | undefined) => Promise<T>): Promise<T> {
+  private runIdempotent<T, O extends IdempotentCallOptions>(operation: string, options: O | undefined, call: (transport: Transport, options: O | undefined) => Promise<T>, about?: string): Promise<T> {
     // A retry's requests say which attempt they are (plugins, `request` lifecycle events).
-    return retryUnary((retry) => this.run((t) => call(t, retry === 0 ? options : attemptOptions(options, retry))), {
+    return retryUnary((retry) => this.run((t) => call(t, retry === 0 ? options : attemptOptions(options, retry)), about), {
       operation,
       maxRetries: options?.maxRetries ?? this.init.maxRetries,
       scheduler: this.init.scheduler,
@@ -314,7 +330,7 @@ export class A2AClient {
 
   /** Fetches a task's current state, artifacts and (some) history. */
   getTask(taskId: string, options?: GetTaskOptions): Promise<Task> {
-    return this.runIdempotent('GetTask', options, (t, o) => t.getTask(taskId, o?.historyLength, o));
+    return this.runIdempotent('GetTask', options, (t, o) => t.getTask(taskId, o?.historyLength, o), taskId);
   }
 
   /**
@@ -340,7 +356,7 @@ export class A2AClient {
    * Not retried by the client.
    */
   cancelTask(taskId: string, options?: CancelTaskOptions): Promise<Task> {
-    return this.run((t) => t.cancelTask(taskId, options?.metadata, options));
+    return this.run((t) => t.cancelTask(taskId, options?.metadata, options), taskId);
   }
 
   /** Streams a running task's events (v1.0 starts with a Task snapshot; v0.3 agents differ). */
@@ -351,17 +367,17 @@ export class A2AClient {
 
   /** Registers a webhook for a task's updates. Not retried by the client (it may create a second registration). */
   createPushConfig(config: PushNotificationConfig, options?: CallOptions): Promise<PushNotificationConfig> {
-    return this.run((t) => t.createPushConfig(config, options));
+    return this.run((t) => t.createPushConfig(config, options), config.taskId);
   }
 
   /** Reads one webhook registration. */
   getPushConfig(taskId: string, configId: string, options?: IdempotentCallOptions): Promise<PushNotificationConfig> {
-    return this.runIdempotent('GetTaskPushNotificationConfig', options, (t, o) => t.getPushConfig(taskId, configId, o));
+    return this.runIdempotent('GetTaskPushNotificationConfig', options, (t, o) => t.getPushConfig(taskId, configId, o), taskId);
   }
 
   /** Lists a task's webhook registrations. */
   listPushConfigs(taskId: string, options?: IdempotentCallOptions): Promise<PushNotificationConfig[]> {
-    return this.runIdempotent('ListTaskPushNotificationConfigs', options, (t, o) => t.listPushConfigs(taskId, o));
+    return this.runIdempotent('ListTaskPushNotificationConfigs', options, (t, o) => t.listPushConfigs(taskId, o), taskId);
   }
 
   /** Removes a webhook registration (idempotent on conforming agents). */
