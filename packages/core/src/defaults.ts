@@ -11,6 +11,13 @@ export const DEFAULTS = {
   maxEventSize: 8 * 1024 * 1024,
   /** Largest unary response body (bytes). */
   maxResponseBytes: 32 * 1024 * 1024,
+  /**
+   * Deepest nesting of objects and arrays decoded from an agent (a task, message, event or task page, counted
+   * from its top object: a data part inside an artifact has 95 levels of its own). Deeper is refused
+   * (`INVALID_RESPONSE`, `MALFORMED_EVENT` in a stream), naming the limit and where: what is decoded can be
+   * cloned, stringified and validated without exhausting the stack. Fixed, not an option.
+   */
+  maxDepth: 100,
   /** Largest agent card (bytes). */
   maxCardBytes: 1024 * 1024,
   /** How long a card is reused when the agent sent no caching headers (ms). */

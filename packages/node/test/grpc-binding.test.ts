@@ -3,7 +3,7 @@
 // the binding sends (metadata, tenant), and every way an answer can be wrong: not protobuf, an A2A error in
 // the status details (or details that are garbage), an event of another task, an error inside a stream, an
 // unimplemented method, an agent that never answers, an abort, an agent that is not there.
-import { A2AError, connect, TaskNotFoundError, TetherError, UnsupportedOperationError } from '@a2a-tether/node';
+import { A2AError, connect, DEFAULTS, TaskNotFoundError, TetherError, UnsupportedOperationError } from '@a2a-tether/node';
 import type { A2AClient, StreamEvent } from '@a2a-tether/node';
 import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import type { JsonValue } from '@bufbuild/protobuf';
@@ -376,5 +376,77 @@ describe('an answer about another task over gRPC (issue 33, point 7)', () => {
       await failureOf(client.createPushConfig({ taskId: 't-3', url: 'https://hooks.example/a2a' })),
     ];
     for (const error of errors) expect(error).toMatchObject({ code: 'PROTOCOL_VIOLATION', taskId: 't-3' });
+  });
+});
+
+// Issue 33, point 10: data nested deep over gRPC. protobuf-es stops at 100 message levels by default (about
+// 48 JSON levels: each is a Value and a ListValue or Struct), refusing what HTTP decodes; deeper than
+// DEFAULTS.maxDepth is refused on every binding with the same typed error naming the limit.
+describe('data nested deep over gRPC (issue 33, point 10)', () => {
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+    out.push(n);
+    return out;
+  };
+  /** A length-delimited field. */
+  const field = (no: number, bytes: Uint8Array): Buffer => Buffer.concat([Buffer.from([(no << 3) | 2, ...varint(bytes.length)]), bytes]);
+  /** A `google.protobuf.Value` of lists nested `depth` deep around `true`, written without recursion. */
+  function deepValue(depth: number): Buffer {
+    const inner = Buffer.from([0x20, 0x01]); // Value { bool_value: true }
+    const lengths: Array<[number, number]> = []; // [ListValue length, Value length] per level, inside out
+    let value = inner.length;
+    for (let i = 0; i < depth; i++) {
+      const list = 1 + varint(value).length + value;
+      value = 1 + varint(list).length + list;
+      lengths.push([list, value]);
+    }
+    const heads: number[] = [];
+    for (let i = depth - 1; i >= 0; i--) {
+      const [list] = lengths[i] as [number, number];
+      const below = i === 0 ? inner.length : (lengths[i - 1] as [number, number])[1];
+      heads.push(0x32, ...varint(list), 0x0a, ...varint(below)); // Value.list_value (6) → ListValue.values (1)
+    }
+    return Buffer.concat([Buffer.from(heads), inner]);
+  }
+  /** An artifact whose one part's data is `deepValue(depth)`. */
+  const artifact = (depth: number): Buffer => Buffer.concat([encode('Artifact', { artifactId: 'a-1' }), field(4, field(4, deepValue(depth)))]);
+  const task = (depth: number): Buffer => Buffer.concat([encode('Task', TASK), field(4, artifact(depth))]);
+  const depthOf = (data: unknown): number => {
+    let depth = 0;
+    for (let value = data; Array.isArray(value); value = value[0]) depth++;
+    return depth;
+  };
+
+  it('a GetTask answer and a stream event nested 10,000 deep: INVALID_RESPONSE / MALFORMED_EVENT naming the limit, never a RangeError', async () => {
+    onUnary['GetTask'] = (_request, _metadata, reply) => reply(null, task(10_000));
+    onStream['SubscribeToTask'] = (_request, call) => {
+      call.write(encode('StreamResponse', { task: TASK }));
+      call.write(field(4, Buffer.concat([encode('TaskArtifactUpdateEvent', { taskId: 't-1', contextId: 'c-1' }), field(3, artifact(10_000))])));
+      call.end();
+    };
+    const client = await open();
+    const unary = await failureOf(client.getTask('t-1', { maxRetries: 0 }));
+    expect(unary).toMatchObject({ code: 'INVALID_RESPONSE' });
+    expect(unary.message).toContain(`deeper than ${DEFAULTS.maxDepth} levels`);
+    const { events, error } = await drain(client.subscribe('t-1'));
+    expect(events.map((e) => e.kind)).toEqual(['task']);
+    expect(error).toMatchObject({ code: 'MALFORMED_EVENT' });
+    expect((error as Error).message).toContain(`deeper than ${DEFAULTS.maxDepth} levels`);
+    for (const e of [unary, error]) expect(String((e as { cause?: unknown }).cause)).not.toMatch(/RangeError|call stack/);
+  });
+
+  it('what HTTP decodes, gRPC decodes: data 95 levels deep inside a task (the limit), not one more', async () => {
+    // task (1) → artifacts (2) → artifact (3) → parts (4) → part (5) → 95 lists.
+    const fits = DEFAULTS.maxDepth - 5;
+    let depth = fits;
+    onUnary['GetTask'] = (_request, _metadata, reply) => reply(null, task(depth));
+    const client = await open();
+    const got = await client.getTask('t-1', { maxRetries: 0 });
+    const part = got.artifacts[0]?.parts[0];
+    expect(part?.kind === 'data' ? depthOf(part.data) : 0).toBe(fits);
+    depth = fits + 1;
+    const refused = await failureOf(client.getTask('t-1', { maxRetries: 0 }));
+    expect(refused.message).toContain(`deeper than ${DEFAULTS.maxDepth} levels`);
   });
 });

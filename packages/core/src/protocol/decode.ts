@@ -37,6 +37,7 @@ import { plain, problem, type Check } from './check.js';
 import { isObject } from '../util/is-object.js';
 import { fastStreamEvent, fastTask } from './fast-decode.js';
 import { withGeneration } from './generation.js';
+import { checkDepth } from './depth.js';
 
 const STATES: Record<string, TaskState> = {
   submitted: 'submitted',
@@ -293,17 +294,24 @@ function check<T>(shape: Check<T>, value: unknown, path: string): T {
 /** Decodes a Task from any dialect. */
 export function decodeTask(value: unknown, dialect: Dialect, path = 'task'): Task {
   checkDialect(dialect, 'decodeTask');
-  return fastTask(value, dialect) ?? decodeTaskWithSchemas(value, dialect, path);
+  checkDepth(value, path);
+  return fastTask(value, dialect) ?? taskOf(value, dialect, path);
 }
 
 /** {@link decodeTask} without the fast path: shape check, then conversion (tests hold the two against each other). */
 export function decodeTaskWithSchemas(value: unknown, dialect: Dialect, path = 'task'): Task {
+  checkDepth(value, path);
+  return taskOf(value, dialect, path);
+}
+
+function taskOf(value: unknown, dialect: Dialect, path: string): Task {
   return taskFromWire(check(wireTask, value, path), dialect, path);
 }
 
 /** Decodes a Message from any dialect. */
 export function decodeMessage(value: unknown, dialect: Dialect, path = 'message'): Message {
   checkDialect(dialect, 'decodeMessage');
+  checkDepth(value, path);
   return messageFromWire(check(wireMessage, value, path), dialect, path);
 }
 
@@ -333,9 +341,9 @@ const PATH_OF: Record<EventKind, string> = { task: 'task', message: 'message', '
 function decodeOfKind(kind: EventKind, value: unknown, dialect: Dialect, path = PATH_OF[kind]): StreamEvent {
   switch (kind) {
     case 'task':
-      return decodeTaskWithSchemas(value, dialect, path);
+      return taskOf(value, dialect, path);
     case 'message':
-      return decodeMessage(value, dialect, path);
+      return messageFromWire(check(wireMessage, value, path), dialect, path);
     case 'status-update':
       return decodeStatusUpdate(value, dialect, path);
     case 'artifact-update':
@@ -350,11 +358,17 @@ function decodeOfKind(kind: EventKind, value: unknown, dialect: Dialect, path = 
  */
 export function decodeStreamEvent(value: unknown, dialect: Dialect): StreamEvent {
   checkDialect(dialect, 'decodeStreamEvent');
-  return fastStreamEvent(value, dialect) ?? decodeStreamEventWithSchemas(value, dialect);
+  checkDepth(value, 'event');
+  return fastStreamEvent(value, dialect) ?? eventOf(value, dialect);
 }
 
 /** {@link decodeStreamEvent} without the fast path: shape checks, then conversion (tests hold the two against each other). */
 export function decodeStreamEventWithSchemas(value: unknown, dialect: Dialect): StreamEvent {
+  checkDepth(value, 'event');
+  return eventOf(value, dialect);
+}
+
+function eventOf(value: unknown, dialect: Dialect): StreamEvent {
   if (!isObject(value)) throw new DecodeError('expected an object');
   const kind = value['kind'];
   const present = WRAPPER_KEYS.filter((k) => value[k] !== undefined && value[k] !== null);
@@ -491,6 +505,7 @@ export function decodePushConfigList(value: unknown, taskId: string): PushNotifi
 
 /** Decodes a v1.0 ListTasks answer, defaulting what ProtoJSON omits. */
 export function decodeTaskPage(value: unknown): TaskPage {
+  checkDepth(value, 'listTasks');
   return taskPageFromWire(check(wireTaskPage, value, 'listTasks'));
 }
 

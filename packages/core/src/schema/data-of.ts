@@ -1,4 +1,5 @@
 import { TetherError } from '../errors/tether-error.js';
+import { checkDepth } from '../protocol/depth.js';
 import type { Artifact, DataPart, Message, Part, Task } from '../model/types.js';
 import type { SchemaIssue, SchemaOutput, StandardSchema } from './standard-schema.js';
 
@@ -44,7 +45,8 @@ function where(issue: SchemaIssue): string {
  * artifact with a data part; from a message or an artifact: its first data part.
  *
  * @throws {@link SchemaMismatchError} (`SCHEMA_MISMATCH`) when there is no such part or it does not match;
- * the error keeps the part whole and the validator's issues.
+ * the error keeps the part whole and the validator's issues. `INVALID_RESPONSE` (a `DecodeError`) for data
+ * nested deeper than `DEFAULTS.maxDepth` levels, before the validator runs.
  */
 export async function dataOf<S extends StandardSchema>(source: Task | Message | Artifact, schema: S, options: DataOfOptions = {}): Promise<SchemaOutput<S>> {
   const isTask = typeof source === 'object' && source !== null && (source as Task).kind === 'task' && Array.isArray((source as Task).artifacts);
@@ -70,6 +72,8 @@ export async function dataOf<S extends StandardSchema>(source: Task | Message | 
   }
   const of = options.artifactId === undefined ? '' : ` in artifact ${options.artifactId}`;
   if (!part) throw new SchemaMismatchError(`no data part${of} to check against the schema`, undefined, [], artifactId, taskId);
+  // A validator walks the value: data built deeper than anything decoded is refused first.
+  checkDepth(part.data, 'data');
   const result = await schema['~standard'].validate(part.data);
   if (result.issues) {
     const shown = result.issues.slice(0, 3).map(where).join('; ');

@@ -3,7 +3,7 @@
 // ProtoJSON objects the HTTP bindings send (`encodeSendParams(…, 'v1')` …) to protobuf, and decodes the
 // agent's protobuf back to ProtoJSON for the v1.0 decoders: one model, three bindings. A stream the
 // connection drops ends in `NETWORK`, and the task engine resumes the task with `SubscribeToTask`.
-import { TetherError } from '@a2a-tether/core';
+import { DEFAULTS, TetherError } from '@a2a-tether/core';
 import type {
   BindingContext,
   CallOptions,
@@ -21,7 +21,7 @@ import type {
   TaskPage,
   Transport,
 } from '@a2a-tether/core';
-import { decodePushConfig, decodePushConfigList, decodeSendResult, decodeStreamEvent, decodeTask, decodeTaskPage, encodePushConfig, encodeSendParams, eventFeed } from '@a2a-tether/core/protocol';
+import { DecodeError, decodePushConfig, decodePushConfigList, decodeSendResult, decodeStreamEvent, decodeTask, decodeTaskPage, encodePushConfig, encodeSendParams, eventFeed } from '@a2a-tether/core/protocol';
 import type { SendParams } from '@a2a-tether/core/protocol';
 import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import type { DescMessage, JsonValue } from '@bufbuild/protobuf';
@@ -54,6 +54,12 @@ const DEFAULT_CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 0,
 };
+/**
+ * How many protobuf messages deep an answer is read: each JSON level of a data part or metadata is two
+ * (`Value` and `ListValue` or `Struct`), so what HTTP decodes (`DEFAULTS.maxDepth` JSON levels, checked by the
+ * decoders) is read here too, and anything much deeper stops at this limit before toJson recurses into it.
+ */
+const RECURSION_LIMIT = 2 * DEFAULTS.maxDepth + 10;
 /** Headers that are HTTP/2's own or grpc-js's: never copied into call metadata. */
 const RESERVED = new Set(['content-type', 'content-length', 'accept', 'accept-encoding', 'connection', 'host', 'te', 'user-agent', 'transfer-encoding']);
 
@@ -106,7 +112,16 @@ function makeCodec(name: string): Codec {
   if (!desc) throw new Error(`no message ${name}`);
   return {
     serialize: (value) => Buffer.from(toBinary(desc, fromJson(desc, value as JsonValue, { registry }))),
-    deserialize: (bytes) => toJson(desc, fromBinary(desc, bytes), { registry }),
+    deserialize: (bytes) => {
+      let message;
+      try {
+        message = fromBinary(desc, bytes, { recursionLimit: RECURSION_LIMIT });
+      } catch (error) {
+        if (error instanceof Error && /recursion depth/.test(error.message)) throw new DecodeError(`nested deeper than ${DEFAULTS.maxDepth} levels`);
+        throw error;
+      }
+      return toJson(desc, message, { registry });
+    },
   };
 }
 
