@@ -44,7 +44,7 @@ export type {
   TaskView,
 } from './task/task-event.js';
 export type { TasksFilter, WatchTasksOptions } from './task/records.js';
-export type { PushChannel, PushDelivery } from './task/follow-context.js';
+export type { PushChannel, PushChannelRegistration, PushDelivery } from './task/follow-context.js';
 export type { CarriedError, CoordinationMessage, NetworkSignals, TaskClaim, TaskCoordinator } from './task/coordinator.js';
 export type { DeliveryMode } from './task/follower.js';
 export { MemoryTaskStore } from './store/memory-task-store.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryTaskStore, TetherError, type PushChannel } from '../src/index.js';
+import { MemoryTaskStore, TetherError, type PushChannel, type PushChannelRegistration } from '../src/index.js';
 import { json, v1Card } from './helpers/scripted-server.js';
 import { record, rpcResult, startScriptedAgent, T, task, within, type ScriptedAgent } from './helpers/scripted-agent.js';
 
@@ -143,6 +143,89 @@ describe('push delivery', () => {
     expect(agent.count('DeleteTaskPushNotificationConfig')).toBe(1);
     expect(again.expected.has(T)).toBe(true);
     expect(again.expected.get(T)).not.toBe(receiver.expected.get(T));
+    resumed?.detach();
+  });
+});
+
+/** A receiver that can register a token before its task is named (issue 33): what the node receiver does. */
+class RegisteringReceiver extends FakeReceiver {
+  readonly tickets: Array<{ token: string; taskId: string | undefined; forgotten: boolean; listener?: (notice: unknown) => void | Promise<void> }> = [];
+  /** Settles the `ready` of every registration made: a relay writing them. */
+  release: () => void = () => {};
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+  register(options: { token: string; taskId?: string | undefined }): PushChannelRegistration {
+    const ticket: (typeof this.tickets)[number] = { token: options.token, taskId: options.taskId, forgotten: false };
+    this.tickets.push(ticket);
+    return {
+      ready: this.gate,
+      bind: (taskId) => void (ticket.taskId = taskId),
+      subscribe: (listener) => {
+        ticket.listener = listener;
+        return () => (ticket.listener = undefined);
+      },
+      forget: () => void (ticket.forgotten = true),
+    };
+  }
+  override push(taskId: string): void {
+    for (const ticket of this.tickets) if (ticket.taskId === taskId && !ticket.forgotten) void ticket.listener?.({ taskId });
+  }
+}
+
+describe('push delivery with a receiver that registers tokens before the send (issue 33)', () => {
+  it('the token is registered before the send (which waits for it to be ready), bound once the agent names the task, forgotten at the end', async () => {
+    const registering = new RegisteringReceiver();
+    let state = 'WORKING';
+    let atSend: string | undefined;
+    agent.handlers['SendMessage'] = (rpc, res) => {
+      atSend = JSON.stringify(registering.tickets);
+      rpcResult(res, rpc, task('WORKING', 1));
+    };
+    agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task(state, 2));
+    const client = await agent.client({ push: { receiver: registering, url: HOOK, safetyPollMs: 60_000 } });
+    const started = client.start('go');
+    await agent.clock.advance(1_000);
+    expect(agent.count('SendMessage')).toBe(0); // not before the registration is ready
+    registering.release();
+    const handle = await within(agent.clock, started, 1_000);
+    const config = (agent.calls.find((c) => c.method === 'SendMessage')?.rpc.params as { configuration?: { taskPushNotificationConfig?: { token?: string } } }).configuration
+      ?.taskPushNotificationConfig;
+    expect(JSON.parse(atSend ?? '[]')).toEqual([{ token: config?.token, forgotten: false }]); // registered, not bound yet
+    expect(registering.tickets.map((t) => t.taskId)).toEqual([T]);
+    expect(receiver.expected.size + registering.expected.size).toBe(0); // expect() is not used
+    state = 'COMPLETED';
+    registering.push(T);
+    expect((await within(agent.clock, handle.done(), 1_000)).status.state).toBe('completed');
+    expect(registering.tickets.map((t) => t.forgotten)).toEqual([true]);
+  });
+
+  it('a send the agent refuses leaves no registration behind', async () => {
+    const registering = new RegisteringReceiver();
+    registering.release();
+    agent.handlers['SendMessage'] = (rpc, res) => json(res, 200, { jsonrpc: '2.0', id: rpc.id, error: { code: -32602, message: 'no' } });
+    const client = await agent.client({ push: { receiver: registering, url: HOOK } });
+    await expect(client.start('go')).rejects.toBeInstanceOf(TetherError);
+    expect(registering.tickets.map((t) => [t.taskId, t.forgotten])).toEqual([[undefined, true]]);
+  });
+
+  it('a resumed task registers its new token, bound to the task, before the config is created; a refused config leaves none', async () => {
+    const store = new MemoryTaskStore();
+    agent.handlers['SendMessage'] = (rpc, res) => rpcResult(res, rpc, task('WORKING', 1));
+    agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task('WORKING', 1));
+    const first = await agent.client({ store, push: { receiver, url: HOOK } });
+    (await first.start('go')).detach();
+
+    const registering = new RegisteringReceiver();
+    registering.release();
+    let atCreate: string | undefined;
+    agent.handlers['CreateTaskPushNotificationConfig'] = (rpc, res) => {
+      atCreate = JSON.stringify(registering.tickets);
+      json(res, 200, { jsonrpc: '2.0', id: rpc.id, error: { code: -32003, message: 'push not supported' } });
+    };
+    const second = await agent.client({ store, push: { receiver: registering, url: HOOK } });
+    const [resumed] = await second.resumeAll();
+    await agent.clock.advance(100);
+    expect(JSON.parse(atCreate ?? '[]')).toMatchObject([{ taskId: T, forgotten: false }]);
+    expect(registering.tickets.map((t) => t.forgotten)).toEqual([true]); // refused: the task is polled
     resumed?.detach();
   });
 });

@@ -57,6 +57,25 @@ export interface PushChannel {
   forget(taskId: string): void;
   /** Call `listener` when pushes for the task arrive (merged while it is busy); returns the unsubscribe. */
   subscribe(taskId: string, listener: (notice: unknown) => void | Promise<void>): () => void;
+  /**
+   * Registers a push config's token before the send that carries it, so that a push that comes before the
+   * agent names the task is held for it (agents push as they create a task). When the channel has it, the
+   * engine uses it instead of `expect`/`subscribe`/`forget`: each registration is its own, even when two
+   * agents give their tasks one id.
+   */
+  register?(options: { token: string; taskId?: string | undefined }): PushChannelRegistration;
+}
+
+/** One registration of a {@link PushChannel}: a token, and the task it opens once the agent named it. */
+export interface PushChannelRegistration {
+  /** Settles once a push can find the registration wherever it lands (several replicas); never rejects. */
+  readonly ready: Promise<void>;
+  /** The agent named the task: pushes held for the registration that name it are delivered, the others dropped. */
+  bind(taskId: string): void;
+  /** Call `listener` when pushes arrive (merged while it is busy); returns the unsubscribe. */
+  subscribe(listener: (notice: unknown) => void | Promise<void>): () => void;
+  /** Stop accepting pushes for this registration, and drop what is held for it. */
+  forget(): void;
 }
 
 /** Push delivery (`connect(url, { push })`): where agents post, and who receives it. */
@@ -122,8 +141,10 @@ export interface RearmArgs {
 export interface PushRunner {
   /** The task's webhook config (its token is never stored). */
   readonly config: { id: string; token: string };
-  /** The config to register with the creating send. */
+  /** The config to register with the creating send (the receiver holds pushes for its token from then on). */
   registration(): Omit<PushNotificationConfig, 'taskId'>;
+  /** Settles once the receiver can take pushes for the token wherever they land: the send waits for it. */
+  readonly ready: Promise<void>;
   /** The receiver accepts this task's pushes from now on. */
   listen(taskId: string): void;
   /** Waits for a push, or `ms` (the safety poll): true when it is time to look, false when `signal` aborted. */

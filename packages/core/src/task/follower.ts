@@ -133,7 +133,8 @@ export class TaskFollower implements FollowCore {
     }
     const ack = deferred<StartAck>();
     this.sending = { message, purpose: 'start', options, ack };
-    void this.run();
+    // A push may come before the answer names the task: the receiver must know the token before the send.
+    void (this.push?.ready.then(() => this.run()) ?? this.run());
     return ack.promise;
   }
 
