@@ -145,12 +145,12 @@ async function pushesAcrossReplicas({ agent, proxy, replicas }: Setup): Promise<
   for (const { replica, stats: s } of stats) log(`${replica}: handed ${s.handedOver} pushes to another replica, got ${s.relayedIn} from the others`);
   const accepted = proxy.statuses.filter((s) => s === 200 || s === 202).length;
   log(`the proxy forwarded ${proxy.statuses.length} pushes, answered ${countBy(proxy.statuses)}`);
-  if (proxy.statuses.includes(404)) log(`   (404: a push for a task no replica follows yet — the agent pushes as it creates the task, before the client knows its id — or any more)`);
+  if (proxy.statuses.includes(410)) log(`   (410: a push that came after its task's follow ended — the agent's last pushes of a task the client already read)`);
   check(handedOver > 0, 'no push was handed to another replica');
   check(relayedIn === handedOver, `${handedOver} pushes handed over, but ${relayedIn} arrived`);
   for (const { replica, stats: s } of stats) check(s.handedOver > 0 && s.relayedIn > 0, `${replica} handed ${s.handedOver} and got ${s.relayedIn} pushes (both should be > 0)`);
-  // Accepted, or for a task no replica follows; never refused (401, 429) nor lost for want of a replica (5xx).
-  check(proxy.statuses.every((s) => [200, 202, 404].includes(s)), `the agent's pushes were answered ${countBy(proxy.statuses)}`);
+  // Accepted, or after its task's follow ended; never refused for coming early (404, 401) nor lost for want of a replica (429, 5xx).
+  check(proxy.statuses.every((s) => [200, 202, 410].includes(s)), `the agent's pushes were answered ${countBy(proxy.statuses)}`);
   return `${tasks.length} tasks on ${REPLICAS.length} replica processes completed by push alone; ${handedOver} of ${accepted} accepted pushes were handed to another replica, all arrived`;
 }
 

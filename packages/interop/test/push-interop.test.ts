@@ -172,3 +172,47 @@ describe.each(combos)('Tether follows a task by push on the official $name serve
     expect(gets).toBeLessThanOrEqual(8);
   }, TEST_TIMEOUT);
 });
+
+describe('pushes that come before the task id is known, in one process (issue 33)', () => {
+  // The official v1 server pushes as it creates a task, before the answer to the send names it. With the safety
+  // poll at 10 minutes, a task completes only through its pushes; an early push answered 404 or 401 would be lost.
+  const TASKS = 60;
+
+  it(`${TASKS} tasks by push at once: no push refused for coming early, every task exact`, async () => {
+    const statuses: number[] = [];
+    const refused: TetherError[] = [];
+    const own = createPushReceiver({ token: RECEIVER_TOKEN, onRefused: (error) => void refused.push(error) });
+    const server = createServer((req, res) => {
+      res.on('finish', () => statuses.push(res.statusCode));
+      own.nodeHandler(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/early`;
+      const client = await connect(v1.cardUrl, { cardCache: false, push: { receiver: own, url, safetyPollMs: 10 * 60_000 } });
+      const finished = await Promise.all(
+        Array.from({ length: TASKS }, async () => {
+          const handle = await client.start('stream updates=2 chunks=3 delayMs=150', { delivery: 'push' });
+          const task = await handle.done();
+          return `${task.status.state} ${task.artifacts.flatMap((a) => a.parts).map((p) => (p.kind === 'text' ? p.text : '')).join('')}`;
+        }),
+      );
+      expect(finished.filter((line) => line !== 'completed chunk-0;chunk-1;chunk-2;')).toEqual([]);
+      // Quiet first: the agent's last pushes of finished tasks.
+      for (let seen = -1; seen !== statuses.length; ) {
+        seen = statuses.length;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      const counts = Object.fromEntries([...new Set(statuses)].map((s) => [s, statuses.filter((x) => x === s).length]));
+      console.info(`${TASKS} tasks by push in one process: ${statuses.length} pushes, statuses ${JSON.stringify(counts)}`);
+      // 410: a push that came after its task's follow ended (the agent pushes its last states as the client reads them).
+      expect(statuses.filter((s) => s !== 202 && s !== 200 && s !== 410)).toEqual([]);
+      expect(refused.filter((error) => error.status !== 410)).toEqual([]);
+      expect(own.stats()).toMatchObject({ tasks: 0, earlyPushes: 0 });
+    } finally {
+      own.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 60_000);
+});

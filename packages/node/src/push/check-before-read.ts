@@ -5,10 +5,6 @@ import type { Presented } from './screen-headers.js';
 
 /** What checking the credentials before the body found. */
 export interface CheckedHeaders {
-  /** The presented token opens something here: the receiver's token, or an expected task's. */
-  readonly tokenOpens: boolean;
-  /** The presented token may open another replica's task (known once the body names the task). */
-  readonly relayable: boolean;
   /** The JWT, verified. */
   readonly jwt: VerifiedJwt | undefined;
   /** The credentials are verified already: the body is read outside the unverified budget. */
@@ -17,9 +13,8 @@ export interface CheckedHeaders {
 
 /** What the receiver knows that the check needs. */
 export interface HeaderCheckSetup {
-  /** Whether a token opens something here (the receiver's token, or an expected task's). */
-  tokenOpens(token: string): boolean;
-  readonly relay: boolean;
+  /** The presented token opens something: the receiver's token, or a registration's (here or on another replica). */
+  readonly tokenOpens: boolean;
   readonly jwt: JwtCheck | undefined;
   readonly hmac: HmacCheck | undefined;
   readonly retryAfterSec: number;
@@ -27,16 +22,14 @@ export interface HeaderCheckSetup {
 }
 
 /**
- * The authentication that needs no body, so a forged call costs no read: a token that opens nothing (and no
- * signature beside it), a signature's id or timestamp out of bounds when nothing else could open, a JWT that
- * does not verify — all 401; JWT keys out of reach: 503.
+ * The authentication that needs no body, so a forged call costs no read: a token that opens nothing with no
+ * signature beside it, a signature's id or timestamp out of bounds when nothing else could open, a JWT that
+ * does not verify — all 401, whatever task the body would have named; JWT keys out of reach: 503.
  */
 export async function checkBeforeRead(presented: Presented, setup: HeaderCheckSetup): Promise<CheckedHeaders | Refusal> {
-  const tokenOpens = presented.token !== undefined && setup.tokenOpens(presented.token);
-  // With a relay, a token may be another replica's task's: that is known only once the body names the task.
-  const relayable = setup.relay && presented.token !== undefined && !tokenOpens;
-  if (presented.jwt === undefined && presented.hmac === undefined && !tokenOpens && !relayable) {
-    return refusal(401, "the token is neither the receiver's nor an expected task's");
+  const { tokenOpens } = setup;
+  if (presented.jwt === undefined && presented.hmac === undefined && !tokenOpens) {
+    return refusal(401, "the token is neither the receiver's nor a registered task's");
   }
   if (presented.jwt === undefined && !tokenOpens && presented.hmac !== undefined && setup.hmac !== undefined) {
     const refused = setup.hmac.checkHeaders(presented.hmac, setup.nowMs);
@@ -51,5 +44,5 @@ export async function checkBeforeRead(presented: Presented, setup: HeaderCheckSe
       return refusal(503, error instanceof JwtRefusal ? error.reason : String(error), { retryAfterSec: setup.retryAfterSec });
     }
   }
-  return { tokenOpens, relayable, jwt, verifiable: jwt !== undefined || tokenOpens };
+  return { jwt, verifiable: jwt !== undefined || tokenOpens };
 }

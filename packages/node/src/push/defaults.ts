@@ -28,6 +28,14 @@ export const PUSH_RECEIVER_DEFAULTS = {
    */
   maxPendingPerTask: 100,
   /**
+   * Pushes held for one registration whose task the agent has not named yet (they are delivered once it is,
+   * if they name it; agents push as they create a task, before the answer to the send names it). Beyond
+   * this, 429 with `Retry-After`. Held at most `windowSec`.
+   */
+  maxEarlyPushes: 16,
+  /** Bytes of those held pushes, all registrations together; beyond this, 503 with `Retry-After`. 4 MiB. */
+  maxEarlyBytes: 4 * 1024 * 1024,
+  /**
    * Bodies remembered per task (for `windowSec`) to answer a repeat 200; past this the oldest is
    * forgotten, so a repeat is recognised only among the last this many bodies of its task.
    */

@@ -9,12 +9,19 @@ export interface ReplayKey {
   readonly reuse: 401 | 409;
 }
 
-/** What the credentials of one push proved, and what the receiver holds for the task the body names. */
+/**
+ * What the credentials of one push proved — all of it checkable without state, so the replica the push
+ * landed on finds it and the replica that holds the registration decides on it alike — and the task the
+ * body names.
+ */
 export interface CredentialFacts {
   /** The task the body names. */
   readonly taskId: string;
-  /** Whether the task has a token of its own, and whether the one presented is it. */
-  readonly taskToken: 'none' | 'matches' | 'differs';
+  /**
+   * The registration the presented token is the token of (found by its SHA-256), with the task it is bound
+   * to (`undefined`: the agent has not named it yet); `undefined` when the token is no registration's.
+   */
+  readonly tokenRegistration: { readonly taskId: string | undefined } | undefined;
   /** The receiver-wide token was presented. */
   readonly receiverToken: boolean;
   /** A JWT verified against the JWKS (signature, `aud`, `iss`, `exp`, `iat`), and whether its body hash claim matches. */
@@ -24,34 +31,43 @@ export interface CredentialFacts {
   readonly windowSec: number;
 }
 
-/** Which credential opens the push (and the id it spends against replays), or why none does. */
+/**
+ * Which credential opens a push, what it opens — the token's own `registration`, or the registrations of the
+ * `task` the body names that have no token (receiver-wide credentials) — and the id it spends against
+ * replays; or why nothing opens it.
+ */
 export type CredentialDecision =
-  | { readonly opens: true; readonly credential: PushCredential; readonly replay: ReplayKey | undefined }
-  | { readonly opens: false; readonly reason: string };
+  | { readonly opens: 'registration' | 'task'; readonly credential: PushCredential; readonly replay: ReplayKey | undefined }
+  | { readonly opens: undefined; readonly reason: string };
 
 /**
- * Decides which credential opens a push — the one rule for pushes received here and pushes another replica
- * hands over. A signature (HMAC, then JWT) says who sent it and spends its id; a task's own token says the
- * push is for that task's config: when the task has one, it is required (alone, or beside a signature), and
- * the receiver-wide token no longer opens the task.
+ * Decides which credential opens a push: the one rule for the replica a push lands on and the replica that
+ * holds its registration. A signature (HMAC, then JWT) says who sent it and spends its id. A registration's
+ * own token opens that registration only, for the task it is bound to (or, before the agent named it, for
+ * whichever task the body names: checked when it is named); beside it a signature still spends its id.
+ * Without one, the receiver-wide credentials (a signature, or the receiver's token) open the registrations
+ * without a token of the task the body names.
  */
 export function decideCredential(facts: CredentialFacts): CredentialDecision {
   let signed: { credential: PushCredential; replay: ReplayKey } | undefined;
   let failure = 'credentials do not match';
-  const { hmac, jwt, windowSec } = facts;
+  const { hmac, jwt, windowSec, taskId } = facts;
   if (hmac !== undefined) {
     if (typeof hmac === 'string') failure = hmac;
     else signed = { credential: 'hmac', replay: { key: `hmac:${hmac.id}`, expiresAtMs: (hmac.timestampSec + windowSec) * 1000, reuse: 409 } };
   }
   if (signed === undefined && jwt !== undefined) {
     const { claims } = jwt;
-    if (claims.taskId !== undefined && claims.taskId !== facts.taskId) failure = `the JWT is for task ${claims.taskId}`;
+    if (claims.taskId !== undefined && claims.taskId !== taskId) failure = `the JWT is for task ${claims.taskId}`;
     else if (!jwt.bodyMatches) failure = 'the JWT request_body_sha256 does not match the body';
     else signed = { credential: 'jwt', replay: { key: `jwt:${claims.issuer ?? ''}:${claims.jti}`, expiresAtMs: (claims.iatSec + windowSec) * 1000, reuse: 401 } };
   }
-  if (facts.taskToken === 'matches') return { opens: true, credential: 'task-token', replay: signed?.replay };
-  if (facts.taskToken === 'differs') return { opens: false, reason: "the task's token is missing or does not match" };
-  if (signed !== undefined) return { opens: true, ...signed };
-  if (facts.receiverToken) return { opens: true, credential: 'token', replay: undefined };
-  return { opens: false, reason: failure };
+  const own = facts.tokenRegistration;
+  if (own !== undefined) {
+    if (own.taskId !== undefined && own.taskId !== taskId) return { opens: undefined, reason: `the token is not task ${taskId}'s` };
+    return { opens: 'registration', credential: 'task-token', replay: signed?.replay };
+  }
+  if (signed !== undefined) return { opens: 'task', ...signed };
+  if (facts.receiverToken) return { opens: 'task', credential: 'token', replay: undefined };
+  return { opens: undefined, reason: failure };
 }

@@ -1,50 +1,54 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TetherError } from '@a2a-tether/core';
-import type { StreamEvent } from '@a2a-tether/core';
-import { decodeStreamEvent } from '@a2a-tether/core/protocol';
 import { admitPush, type AdmitState } from './admit-push.js';
 import { checkBeforeRead } from './check-before-read.js';
 import { SecretMatcher } from './constant-time.js';
 import { decodePush, foreignMessage } from './decode-push.js';
 import { HmacCheck } from './hmac-check.js';
 import { bodyHashMatches, JwtCheck } from './jwt-check.js';
-import { ACCEPTED, answerOf, isRefusal, refusal, type PushAnswer, type Verdict } from './push-answer.js';
+import { answerOf, isRefusal, refusal, type PushAnswer, type Verdict } from './push-answer.js';
 import { decideCredential } from './push-credential.js';
+import { PushRegistry } from './push-registry.js';
+import { tokenSha256, type PushRelay, type RelayedPush } from './push-relay.js';
 import { senderOf } from './push-sender.js';
 import { readNodeBody, readWebBody } from './read-body.js';
 import { readWithinBudget, type BodyReader } from './read-within-budget.js';
 import type { PushReceiver, PushReceiverOptions } from './receiver-types.js';
 import { receiverSettings } from './receiver-settings.js';
+import { RegistrationBook } from './registration-book.js';
 import { ReplayCache } from './replay-cache.js';
-import { tokenMatches, tokenSha256, type PushRelay } from './push-relay.js';
+import { findToken, routePush, type Router } from './route-push.js';
 import { screenHeaders, type PushHead } from './screen-headers.js';
-import { TaskMailboxes } from './task-mailboxes.js';
 import { UnverifiedBudget } from './unverified-budget.js';
 
-export type { ExpectOptions, PushReceiver, PushReceiverOptions, PushReceiverStats } from './receiver-types.js';
+export type { ExpectOptions, PushReceiver, PushReceiverOptions, PushReceiverStats, PushRegistration, RegisterOptions } from './receiver-types.js';
 
 /** A request as the receiver sees it, whatever the server. */
 interface IncomingPush extends PushHead {
   readBody: BodyReader;
 }
 
+// Bodies are carried between replicas as text: they decoded as UTF-8, so this gives back the very bytes (a BOM too).
+const AS_READ = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /**
  * Creates a receiver for A2A push notifications (webhooks). It authenticates every call (a token
  * compared in constant time, a JWT verified against a JWKS, or a Standard Webhooks HMAC signature),
- * bounds what it reads and holds, accepts only tasks you `expect()`, decodes v1.0 (StreamResponse)
- * and v0.3 (whole Task) bodies with the core decoders, answers at once (202, before any listener
- * runs), and merges pushes per task for slow subscribers. Its bounds are per task and per sender,
- * so a flood of one task never gets another task's push refused. Answers: 202 accepted; 200 a
- * repeat (the same body for the task within `windowSec`, the same `jti` or `webhook-id`) or an
- * older state, accepted but not delivered; 400 not JSON or not an A2A event; 401 unauthenticated;
- * 404 task not expected; 405 not POST; 408 the body did not arrive within `bodyTimeoutMs`; 409 the
- * event names another task inside, or a `webhook-id` reused for another body; 413 body too large;
- * 415 not JSON; 429 this sender's pushes pending for this task, or its replay ids, at their bound
- * (with `Retry-After`); 503 closed, JWKS unreachable, or the budget of unverifiable bodies full.
+ * bounds what it reads and holds, accepts only registered tasks (`expect()`, `register()`), decodes
+ * v1.0 (StreamResponse) and v0.3 (whole Task) bodies with the core decoders, answers at once (202,
+ * before any listener runs), and merges pushes per registration for slow subscribers. Its bounds are
+ * per registration and per sender, so a flood of one task never gets another task's push refused.
+ * Answers: 202 accepted (or held until the task is named); 200 a repeat (the same body within
+ * `windowSec`, the same `jti` or `webhook-id`) or an older state, accepted but not delivered; 400 not
+ * JSON or not an A2A event; 401 unauthenticated; 404 task not registered; 405 not POST; 408 the body
+ * did not arrive within `bodyTimeoutMs`; 409 the event names another task inside, or a `webhook-id`
+ * reused for another body; 410 the token's registration was forgotten (within `windowSec`); 413 body
+ * too large; 415 not JSON; 429 this sender's pushes pending for this task, or its replay ids, at their
+ * bound (with `Retry-After`); 503 closed, JWKS or relay unreachable, or a budget full.
  *
- * The stages, each in its own file: screen-headers → check-before-read → read-within-budget →
- * decode-push → push-credential (which credential opens the push) → admit-push.
+ * The stages, each in its own file: screen-headers → route-push (`findToken`) → check-before-read →
+ * read-within-budget → decode-push → push-credential → route-push → admit-push (where the registration is).
  *
  * @throws TetherError `INVALID_ARGUMENT` when no authentication is configured or an option is invalid.
  */
@@ -53,19 +57,42 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
   const { windowSec, retryAfterSec } = settings;
   const now = options.now ?? Date.now;
   const onListenerError =
-    options.onListenerError ??
-    ((error: unknown) => process.emitWarning(`push listener failed: ${error instanceof Error ? error.message : String(error)}`));
+    options.onListenerError ?? ((error: unknown) => process.emitWarning(`push listener failed: ${error instanceof Error ? error.message : String(error)}`));
   const secrets = new SecretMatcher();
   const receiverToken = options.token === undefined ? undefined : secrets.digest(options.token);
   const jwtCheck = options.jwt === undefined ? undefined : new JwtCheck(options.jwt, settings.algorithms, windowSec);
   const hmacCheck = options.hmac === undefined ? undefined : new HmacCheck(options.hmac, windowSec);
-  const mailboxes = new TaskMailboxes(settings.maxRememberedBodies, windowSec * 1000, onListenerError);
-  const admission: AdmitState = { ...settings, mailboxes, replays: new ReplayCache(settings.replayCacheSize) };
+  const registry = new PushRegistry({ ...settings, bodiesPerTask: settings.maxRememberedBodies, windowMs: windowSec * 1000, onListenerError });
+  const admission: AdmitState = { ...settings, registry, replays: new ReplayCache(settings.replayCacheSize) };
   const unverified = new UnverifiedBudget(settings.maxUnverifiedBytes, settings.maxBodyBytes);
+  const book = new RegistrationBook(registry, now, onListenerError);
   let closed = false;
-  let relay: PushRelay | undefined;
-  let handedOver = 0;
-  let relayedIn = 0;
+  const counts = { handedOver: 0, relayedIn: 0 };
+
+  /** Decides and admits a push for one of this replica's registrations, received here or handed over by another replica. */
+  function admitHere(push: RelayedPush): Verdict {
+    const nowMs = now();
+    const { taskId, tokenSha256: token } = push;
+    const registration = token === undefined ? registry.tokenless(taskId) : registry.byToken(token, taskId);
+    if (registration === undefined) return token !== undefined && registry.gone(token, nowMs) ? refusal(410, 'the token’s task is no longer followed', { taskId }) : refusal(404, `task ${taskId} is not expected`, { taskId });
+    const decision = decideCredential({ ...push, tokenRegistration: token === undefined ? undefined : { taskId: registration.taskId }, windowSec });
+    if (decision.opens === undefined) return refusal(401, decision.reason, { taskId });
+    const raw = Buffer.from(push.body, 'utf8');
+    const decoded = decodePush(raw);
+    if (isRefusal(decoded)) return decoded; // decoded where it landed: only a corrupted hand-over lands here
+    const sender = senderOf(decision.credential, { tokenSha256: registration.tokenSha256, issuer: push.jwt?.claims.issuer });
+    const bodyDigest = createHash('sha256').update(raw).digest('hex');
+    return admitPush(admission, registration, { taskId, event: decoded.event, bodyDigest, bytes: raw.length, sender, replay: decision.replay }, nowMs);
+  }
+  const router: Router = {
+    registry,
+    get relay() {
+      return book.relay;
+    },
+    retryAfterSec,
+    admitHere,
+    handedOver: () => void counts.handedOver++,
+  };
 
   const reply = (verdict: Verdict, consumed: boolean): PushAnswer => {
     if (verdict.kind === 'refused') {
@@ -75,84 +102,44 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
     }
     return answerOf(verdict, consumed);
   };
-  const isReceiverToken = (token: string | undefined): boolean => token !== undefined && receiverToken !== undefined && secrets.matches(token, receiverToken);
 
   async function receive(push: IncomingPush): Promise<PushAnswer> {
     if (closed) return reply(refusal(503, 'the receiver is closed'), false);
     const presented = screenHeaders(push, { maxBodyBytes: settings.maxBodyBytes, jwt: jwtCheck !== undefined, hmac: hmacCheck !== undefined });
     if (isRefusal(presented)) return reply(presented, false);
-    const tokenOpens = (token: string): boolean => isReceiverToken(token) || mailboxes.holdsToken(secrets.digest(token));
-    const checked = await checkBeforeRead(presented, { tokenOpens, relay: relay !== undefined, jwt: jwtCheck, hmac: hmacCheck, retryAfterSec, nowMs: now() });
+    const isReceiverToken = presented.token !== undefined && receiverToken !== undefined && secrets.matches(presented.token, receiverToken);
+    // A registration's token is found by its SHA-256 before anything is read, here or on another replica.
+    const tokenSha = presented.token === undefined || isReceiverToken ? undefined : tokenSha256(presented.token);
+    const token = tokenSha === undefined ? undefined : await findToken(router, tokenSha, now());
+    if (isRefusal(token)) return reply(token, false);
+    if (token !== undefined && 'gone' in token) return reply(refusal(410, 'the token’s task is no longer followed', { taskId: token.gone.taskId }), false);
+    const checked = await checkBeforeRead(presented, { tokenOpens: token !== undefined || isReceiverToken, jwt: jwtCheck, hmac: hmacCheck, retryAfterSec, nowMs: now() });
     if (isRefusal(checked)) return reply(checked, false);
     const raw = await readWithinBudget(push.readBody, checked.verifiable, presented.declared, unverified, settings);
     if (isRefusal(raw)) return reply(raw, false);
     // A signature is over the raw bytes: checked before the parse, like the JWT and the token.
     const hmac = presented.hmac !== undefined && hmacCheck !== undefined ? hmacCheck.verify(presented.hmac, raw, now()) : undefined;
-    if (!checked.verifiable && !checked.relayable && (hmac === undefined || typeof hmac === 'string')) {
-      return reply(refusal(401, typeof hmac === 'string' ? hmac : 'credentials do not match'), true);
-    }
+    if (!checked.verifiable && (hmac === undefined || typeof hmac === 'string')) return reply(refusal(401, typeof hmac === 'string' ? hmac : 'credentials do not match'), true);
     const decoded = decodePush(raw);
     if (isRefusal(decoded)) return reply(decoded, true);
     const { taskId } = decoded;
-    const jwt = checked.jwt === undefined ? undefined : { claims: checked.jwt, bodyMatches: checked.jwt.bodySha256 === undefined || bodyHashMatches(checked.jwt.bodySha256, raw, decoded.parsed) };
-    const facts = { taskId, receiverToken: isReceiverToken(presented.token), jwt, hmac, windowSec };
-
-    if (relay !== undefined && !mailboxes.has(taskId)) {
-      let target;
-      try {
-        target = await relay.lookup(taskId);
-      } catch (error) {
-        return reply(refusal(503, `the replicas' registry could not be read: ${error instanceof Error ? error.message : String(error)}`, { taskId, retryAfterSec }), true);
-      }
-      if (target === undefined) return reply(refusal(404, `task ${taskId} is not expected`, { taskId }), true);
-      const taskToken = target.tokenSha256 === undefined ? 'none' : tokenMatches(presented.token, target.tokenSha256) ? 'matches' : 'differs';
-      const decision = decideCredential({ ...facts, taskToken });
-      if (!decision.opens) return reply(refusal(401, decision.reason, { taskId }), true);
-      const foreign = foreignMessage(decoded);
-      if (foreign !== undefined) return reply(foreign, true);
-      try {
-        await relay.handOver(target.inbox, taskId, new TextDecoder().decode(raw));
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        return reply(refusal(503, `the push could not be handed to the replica following task ${taskId}: ${why}`, { taskId, retryAfterSec }), true);
-      }
-      handedOver++;
-      return reply(ACCEPTED, true);
-    }
-
-    // Everything from here on is synchronous, so two copies of one push racing each other are told apart.
-    const nowMs = now();
-    const own = mailboxes.tokenDigestOf(taskId);
-    const presentedDigest = presented.token === undefined ? undefined : secrets.digest(presented.token);
-    const taskToken = own === undefined ? 'none' : presentedDigest !== undefined && secrets.same(presentedDigest, own) ? 'matches' : 'differs';
-    const decision = decideCredential({ ...facts, taskToken });
-    if (!decision.opens) return reply(refusal(401, decision.reason, { taskId }), true);
-    if (!mailboxes.has(taskId)) return reply(refusal(404, `task ${taskId} is not expected`, { taskId }), true);
+    const jwt = checked.jwt && { claims: checked.jwt, bodyMatches: checked.jwt.bodySha256 === undefined || bodyHashMatches(checked.jwt.bodySha256, raw, decoded.parsed) };
+    const relayed: RelayedPush = { tokenSha256: token === undefined ? undefined : tokenSha, taskId, receiverToken: isReceiverToken, jwt, hmac, body: AS_READ.decode(raw) };
+    const own = token === undefined ? undefined : 'here' in token ? (registry.byToken(tokenSha as string, taskId) ?? token.here) : token.there;
+    const decision = decideCredential({ ...relayed, tokenRegistration: own && { taskId: own.taskId }, windowSec });
+    if (decision.opens === undefined) return reply(refusal(401, decision.reason, { taskId }), true);
     const foreign = foreignMessage(decoded);
     if (foreign !== undefined) return reply(foreign, true);
-    const sender = senderOf(taskId, decision.credential, checked.jwt?.issuer);
-    const bodyDigest = createHash('sha256').update(raw).digest('hex');
-    return reply(admitPush(admission, { taskId, event: decoded.event, bodyDigest, sender, replay: decision.replay }, nowMs), true);
-  }
-
-  /** A push another replica verified and handed to this one: delivered like one received here. */
-  function deliverRelayed(taskId: string, body: string): void {
-    relayedIn++;
-    if (closed || !mailboxes.has(taskId)) return;
-    let event: StreamEvent;
-    try {
-      const parsed: unknown = JSON.parse(body);
-      event = decodeStreamEvent(parsed, typeof parsed === 'object' && parsed !== null && 'kind' in parsed ? 'v03' : 'v1');
-    } catch {
-      return; // verified and decoded by the replica that handed it over: only a corrupted entry lands here
-    }
-    mailboxes.offer(taskId, event, createHash('sha256').update(body).digest('hex'), 'relay', now());
+    return reply(await routePush(router, decision.opens === 'registration' ? relayed : { ...relayed, tokenSha256: undefined }, token), true);
   }
 
   const useRelay = (shared: PushRelay): void => {
-    if (relay) return;
-    relay = shared;
-    shared.listen(deliverRelayed);
+    if (book.relay) return;
+    book.share(shared);
+    shared.serve((push) => {
+      counts.relayedIn++;
+      return closed ? refusal(503, 'the receiver is closed', { retryAfterSec }) : admitHere(push);
+    });
   };
   if (options.relay) useRelay(options.relay);
 
@@ -179,27 +166,19 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiver {
       if (!result.consumed && request.body !== null && !request.bodyUsed) await request.body.cancel().catch(() => {});
       return new Response(result.body, { status: result.status, headers: result.headers });
     },
-    expect(taskId, expectOptions = {}) {
-      if (taskId === '') throw new TetherError('INVALID_ARGUMENT', 'PushReceiver.expect: taskId must not be empty');
-      if (expectOptions.token === '') throw new TetherError('INVALID_ARGUMENT', 'PushReceiver.expect: token must not be empty');
-      mailboxes.expect(taskId, expectOptions.token === undefined ? undefined : secrets.digest(expectOptions.token));
-      relay?.register(taskId, expectOptions.token === undefined ? undefined : tokenSha256(expectOptions.token)).catch(onListenerError);
-    },
-    forget(taskId) {
-      mailboxes.forget(taskId);
-      relay?.unregister(taskId).catch(onListenerError);
-    },
+    expect: (taskId, expectOptions = {}) => book.expect(taskId, expectOptions.token),
+    register: (registerOptions) => book.register(registerOptions.token, registerOptions.taskId),
+    forget: (taskId) => book.forget(taskId),
+    subscribe: (taskId, listener) => book.subscribe(taskId, listener),
     useRelay,
-    subscribe: (taskId, listener) => mailboxes.subscribe(taskId, listener),
     stats() {
-      const { size: tasks, heldNotices, pendingPushes, rememberedBodies } = mailboxes;
-      return { tasks, heldNotices, pendingPushes, replayIds: admission.replays.size, rememberedBodies, unverifiedBytes: unverified.reserved, handedOver, relayedIn };
+      const { size: tasks, heldNotices, pendingPushes, rememberedBodies, earlyPushes, earlyBytes } = registry;
+      return { tasks, heldNotices, pendingPushes, replayIds: admission.replays.size, rememberedBodies, unverifiedBytes: unverified.reserved, ...counts, earlyPushes, earlyBytes };
     },
     close() {
       closed = true;
-      mailboxes.clear();
+      book.close();
       admission.replays.clear();
-      void relay?.close();
     },
   };
 }

@@ -1,46 +1,97 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import type { VerifiedHmac } from './hmac-check.js';
+import type { VerifiedJwt } from './jwt-check.js';
+import { isRefusal, type Verdict } from './push-answer.js';
 
-/** Where a task's pushes go when they reach another replica (see {@link PushRelay}). */
-export interface RelayedTask {
-  /** The inbox of the replica that follows the task. */
-  inbox: string;
-  /** SHA-256 (hex) of the task's own push token, when it has one: never the token itself. */
-  tokenSha256?: string | undefined;
+/** A registration as a relay shares it: a token's SHA-256 (with its task once named), or a task id alone. Never a token. */
+export interface RelayRegistration {
+  readonly tokenSha256?: string | undefined;
+  readonly taskId?: string | undefined;
 }
 
 /**
- * Shares the push receivers of several replicas (orchestrator processes behind a load balancer): each
- * replica registers the tasks it follows (with the SHA-256 of the task's push token, never the token), and a
- * push that reaches a replica that does not follow its task is verified there and handed to the inbox of
- * the replica that does. `createRedisTaskStore()`'s `pushRelay()` is one; `connect({ store, push })` of
+ * What the relay holds for a token's SHA-256: the inbox of the replica that holds its registration and the
+ * task it is bound to (`undefined`: not named yet), or `gone`: the registration was forgotten lately (its
+ * task's follow ended), so a late push is told so rather than refused as forged.
+ */
+export type TokenEntry = { readonly inbox: string; readonly taskId: string | undefined } | { readonly gone: true; readonly taskId: string | undefined };
+
+/**
+ * A push handed to the replica that holds its registration: its raw body and what its credentials proved on
+ * the replica it landed on (never the credentials themselves), so that replica decides and admits it exactly
+ * as a push received there (see `decideCredential`).
+ */
+export interface RelayedPush {
+  /** The registration of this token's SHA-256; `undefined`: the registrations without a token of `taskId`. */
+  readonly tokenSha256: string | undefined;
+  /** The task the body names. */
+  readonly taskId: string;
+  readonly receiverToken: boolean;
+  readonly jwt: { readonly claims: VerifiedJwt; readonly bodyMatches: boolean } | undefined;
+  readonly hmac: VerifiedHmac | string | undefined;
+  /** The raw body (valid UTF-8, as read). */
+  readonly body: string;
+}
+
+/**
+ * Shares the push receivers of several replicas (orchestrator processes behind a load balancer). Each
+ * replica registers what it follows — a task's token by its SHA-256 (never the token), a task without one by
+ * its id — and renews it. A push that lands on a replica is authenticated there from what needs no state
+ * (the token's registration, found by its hash; a JWT or HMAC signature), then handed to the replica holding
+ * the registration, which decides and admits it as if received itself (replays, repeats, per-task bounds,
+ * early pushes) and sends its verdict back: the agent is answered what that replica decided, or 503 when no
+ * live replica answered. `createRedisTaskStore()`'s `pushRelay()` is one; `connect({ store, push })` of
  * `@a2a-tether/node` wires it to the receiver by itself.
  */
 export interface PushRelay {
-  /** This replica's inbox: where other replicas hand pushes for its tasks. */
+  /** This replica's inbox: where other replicas hand pushes for its registrations. */
   readonly inbox: string;
-  /** This replica follows `taskId` (its pushes come to this inbox). */
-  register(taskId: string, tokenSha256: string | undefined): Promise<void>;
-  /** This replica no longer follows `taskId` (only if it is still this replica's). */
-  unregister(taskId: string): Promise<void>;
-  /** Which replica follows `taskId`, if any does. */
-  lookup(taskId: string): Promise<RelayedTask | undefined>;
-  /** Stores a verified push (its raw JSON body) in `inbox`; resolves once stored, so it can be acknowledged. */
-  handOver(inbox: string, taskId: string, body: string): Promise<void>;
-  /** Delivers the pushes handed to this replica's inbox, in order, from now on. */
-  listen(deliver: (taskId: string, body: string) => void): void;
-  /** Stops listening. */
+  /** This replica holds the registration (and keeps it registered until `unregister`); resolves once stored. */
+  register(registration: RelayRegistration): Promise<void>;
+  /** This replica no longer holds the registration (a token's is remembered as gone for a while). */
+  unregister(registration: RelayRegistration): Promise<void>;
+  /** Who holds the registration of this token's SHA-256, if anyone does. */
+  findToken(tokenSha256: string): Promise<TokenEntry | undefined>;
+  /** The inboxes of the replicas holding a registration without a token for `taskId`. */
+  findTask(taskId: string): Promise<string[]>;
+  /** Hands a push to `inbox` and waits for that replica's verdict; `undefined` when no live replica answered. */
+  handOver(inbox: string, push: RelayedPush): Promise<Verdict | undefined>;
+  /** Admits the pushes handed to this replica with `admit`, whose verdict goes back to the replica that handed each over. */
+  serve(admit: (push: RelayedPush) => Verdict): void;
+  /** Stops serving and renewing, and unregisters everything. */
   close(): Promise<void>;
 }
 
-/** SHA-256 (hex) of a push token, as a relay shares it. */
+/** SHA-256 (hex) of a push token: how registrations are found, locally and in a relay. */
 export function tokenSha256(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** Whether `presented` is the token whose SHA-256 is `expectedHex` (compared in constant time). */
-export function tokenMatches(presented: string | undefined, expectedHex: string): boolean {
-  if (presented === undefined) return false;
-  const got = Buffer.from(tokenSha256(presented), 'hex');
-  const want = Buffer.from(expectedHex, 'hex');
-  return want.length === got.length && timingSafeEqual(got, want);
+/** A relayed push as one string: its header (JSON, one line), a newline, the body as it was. */
+export function encodeRelayed(push: RelayedPush): string {
+  const { body, ...header } = push;
+  return `${JSON.stringify(header)}\n${body}`;
+}
+
+/** The push {@link encodeRelayed} wrote; `undefined` for anything else. */
+export function decodeRelayed(text: string): RelayedPush | undefined {
+  const newline = text.indexOf('\n');
+  if (newline < 0) return undefined;
+  try {
+    const header = JSON.parse(text.slice(0, newline)) as Partial<RelayedPush>;
+    if (typeof header.taskId !== 'string' || typeof header.receiverToken !== 'boolean') return undefined;
+    if (header.tokenSha256 !== undefined && typeof header.tokenSha256 !== 'string') return undefined;
+    return { tokenSha256: header.tokenSha256, taskId: header.taskId, receiverToken: header.receiverToken, jwt: header.jwt, hmac: header.hmac, body: text.slice(newline + 1) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A verdict read back from a relay; `undefined` unless it has a verdict's shape. */
+export function verdictOf(value: unknown): Verdict | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const verdict = value as Verdict;
+  if (typeof verdict.status !== 'number') return undefined;
+  if (isRefusal(verdict)) return typeof verdict.reason === 'string' ? verdict : undefined;
+  return verdict.kind === 'accepted' && (verdict.status === 200 || verdict.status === 202) ? verdict : undefined;
 }

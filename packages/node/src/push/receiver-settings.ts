@@ -13,6 +13,8 @@ export interface SettingsInput {
   maxUnverifiedBytes?: number | undefined;
   windowSec?: number | undefined;
   maxPendingPerTask?: number | undefined;
+  maxEarlyPushes?: number | undefined;
+  maxEarlyBytes?: number | undefined;
   maxRememberedBodies?: number | undefined;
   replayCacheSize?: number | undefined;
   retryAfterSec?: number | undefined;
@@ -26,6 +28,8 @@ export interface ReceiverSettings {
   readonly maxUnverifiedBytes: number;
   readonly windowSec: number;
   readonly maxPendingPerTask: number;
+  readonly maxEarlyPushes: number;
+  readonly maxEarlyBytes: number;
   readonly maxRememberedBodies: number;
   readonly replayCacheSize: number;
   readonly retryAfterSec: number;
@@ -70,6 +74,8 @@ export function receiverSettings(options: SettingsInput): ReceiverSettings {
     maxUnverifiedBytes: positive('maxUnverifiedBytes', options.maxUnverifiedBytes, d.maxUnverifiedBytes),
     windowSec: positive('windowSec', options.windowSec, d.windowSec),
     maxPendingPerTask: positive('maxPendingPerTask', options.maxPendingPerTask, d.maxPendingPerTask),
+    maxEarlyPushes: positive('maxEarlyPushes', options.maxEarlyPushes, d.maxEarlyPushes),
+    maxEarlyBytes: positive('maxEarlyBytes', options.maxEarlyBytes, d.maxEarlyBytes),
     maxRememberedBodies: positive('maxRememberedBodies', options.maxRememberedBodies, d.maxRememberedBodies),
     replayCacheSize: positive('replayCacheSize', options.replayCacheSize, d.replayCacheSize),
     retryAfterSec: positive('retryAfterSec', options.retryAfterSec, d.retryAfterSec),
