@@ -149,7 +149,7 @@ describe('push delivery', () => {
 
 /** A receiver that can register a token before its task is named (issue 33): what the node receiver does. */
 class RegisteringReceiver extends FakeReceiver {
-  readonly tickets: Array<{ token: string; taskId: string | undefined; forgotten: boolean; listener?: (notice: unknown) => void | Promise<void> }> = [];
+  readonly tickets: Array<{ token: string; taskId: string | undefined; forgotten: boolean; listener?: ((notice: unknown) => void | Promise<void>) | undefined }> = [];
   /** Settles the `ready` of every registration made: a relay writing them. */
   release: () => void = () => {};
   private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
