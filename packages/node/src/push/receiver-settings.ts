@@ -1,24 +1,9 @@
 import { TetherError } from '@a2a-tether/core';
 import { PUSH_RECEIVER_DEFAULTS } from './defaults.js';
-import type { PushHmacOptions } from './hmac-check.js';
-import type { PushJwtOptions } from './jwt-check.js';
+import type { PushReceiverOptions } from './receiver-types.js';
 
 /** The options of `createPushReceiver` this file checks (see `PushReceiverOptions` for their meaning). */
-export interface SettingsInput {
-  token?: string | undefined;
-  jwt?: PushJwtOptions | undefined;
-  hmac?: PushHmacOptions | undefined;
-  maxBodyBytes?: number | undefined;
-  bodyTimeoutMs?: number | undefined;
-  maxUnverifiedBytes?: number | undefined;
-  windowSec?: number | undefined;
-  maxPendingPerTask?: number | undefined;
-  maxEarlyPushes?: number | undefined;
-  maxEarlyBytes?: number | undefined;
-  maxRememberedBodies?: number | undefined;
-  replayCacheSize?: number | undefined;
-  retryAfterSec?: number | undefined;
-}
+export type SettingsInput = Omit<PushReceiverOptions, 'now' | 'onRefused' | 'onListenerError' | 'relay'>;
 
 /** A receiver's limits, checked and with the defaults filled in. */
 export interface ReceiverSettings {
