@@ -102,6 +102,42 @@ describe('an A2A error inside a stream is an error', () => {
   });
 });
 
+describe('a subscription refused with an error that is not "cannot subscribe" (issue 33: -32602 from a reference server)', () => {
+  it('GetTask decides: a running task is polled, a stream tried again later (waits doubling), and it ends exact', async () => {
+    agent.handlers['SendStreamingMessage'] = (_rpc, res) => agent.sse(res, [taskFrame(task('WORKING', 1, { chunks: ['c1'] }))], true);
+    agent.handlers['SubscribeToTask'] = (rpc, res) => rpcError(res, rpc, -32602, 'Task is in terminal state');
+    const t0 = agent.clock.now();
+    agent.handlers['GetTask'] = (rpc, res) =>
+      rpcResult(res, rpc, agent.clock.now() - t0 < 40_000 ? task('WORKING', 1, { chunks: ['c1'] }) : task('COMPLETED', 2, { chunks: ['c1', 'c2'] }));
+    const client = await agent.client();
+    const handle = await client.start('go');
+    const events = record(handle);
+    const final = await within(agent.clock, handle.done());
+    expect(final.status.state).toBe('completed');
+    expect(rebuild(events)).toBe('c1c2');
+    const tries = agent.calls.filter((c) => c.method === 'SubscribeToTask').map((c) => c.at);
+    // Tried again while polling, each wait longer than the one before.
+    expect(tries.length).toBeGreaterThanOrEqual(3);
+    const waits = tries.slice(1).map((t, i) => t - (tries[i] as number));
+    for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1] as number);
+    expect(agent.worstWindow()).toBeLessThanOrEqual(20);
+  });
+
+  it('a task that never moves ends RETRY_EXHAUSTED on the quiet budget, not looping (a refusal is not progress)', async () => {
+    agent.handlers['SendStreamingMessage'] = (_rpc, res) => agent.sse(res, [taskFrame(task('WORKING', 1))], true);
+    agent.handlers['SubscribeToTask'] = (rpc, res) => rpcError(res, rpc, -32603, 'Internal error');
+    agent.handlers['GetTask'] = (rpc, res) => rpcResult(res, rpc, task('WORKING', 1));
+    const client = await agent.client({ resilience: { maxQuietMs: 60_000, streamRetryMs: 2_000, pollMaxMs: 5_000 } });
+    const handle = await client.start('go');
+    const error = await within(agent.clock, handle.done(), 90_000, 500).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RETRY_EXHAUSTED', taskId: T });
+    // 2 s doubling within the 60 s quiet budget: a handful of tries (at ~2, 6, 14, 30 s), never a spin.
+    expect(agent.count('SubscribeToTask')).toBeGreaterThanOrEqual(3);
+    expect(agent.count('SubscribeToTask')).toBeLessThanOrEqual(6);
+    expect(agent.worstWindow()).toBeLessThanOrEqual(20);
+  }, 30_000);
+});
+
 describe('a terminal state is never lost to deduplication', () => {
   it('after a status with a clock-skewed future timestamp', async () => {
     agent.handlers['SendStreamingMessage'] = (_rpc, res) =>

@@ -359,6 +359,47 @@ describe('refuseSubscribe: refused before any event', () => {
   });
 });
 
+describe('refuseSubscribe with -32602 / -32603: an A2A error that is not a "cannot subscribe"', () => {
+  it.each([-32602, -32603] as const)('mbRefuse=%s on every combination (v1.0 HTTP+JSON: a status without ErrorInfo)', async (refuse) => {
+    const agent = await start();
+    const id = await startTask(agent, `slow steps=4 delayMs=20 misbehave=refuseSubscribe mbRefuse=${refuse}`);
+    const restV1 = refuse === -32602 ? { status: 400, name: 'INVALID_ARGUMENT' } : { status: 500, name: 'INTERNAL' };
+    for (const combo of COMBOS) {
+      const answer = await readStream(await combo.subscribe(agent, id));
+      expect(answer.contentType, combo.name).not.toContain('text/event-stream');
+      const body = JSON.parse(answer.text) as Json;
+      if (combo.binding === 'JSONRPC') {
+        expect(answer.status, combo.name).toBe(200);
+        expect(body['error'].code, combo.name).toBe(refuse);
+      } else if (combo.version === '1.0') {
+        expect(answer.status, combo.name).toBe(restV1.status);
+        expect(body['error'], combo.name).toMatchObject({ code: restV1.status, status: restV1.name, details: [] });
+      } else {
+        expect(body['code'], combo.name).toBe(refuse);
+      }
+    }
+    await settled(agent, id);
+  });
+});
+
+describe('refuseFinished: a subscription to a finished task refused as the reference Python server does', () => {
+  it('v1.0 -32602 (HTTP+JSON: 400 INVALID_ARGUMENT without ErrorInfo), v0.3 -32603; a running task subscribes as usual', async () => {
+    const agent = await start();
+    const id = await startTask(agent, 'slow steps=3 delayMs=30 misbehave=refuseFinished');
+    const running = await readStream(await v1JsonRpc.subscribe(agent, id));
+    expect(eventOf(v1JsonRpc, running.frames.at(-1)!).state).toBe('completed');
+    await settled(agent, id);
+    const answers: Record<string, unknown> = {};
+    for (const combo of COMBOS) {
+      const answer = await readStream(await combo.subscribe(agent, id));
+      expect(answer.contentType, combo.name).not.toContain('text/event-stream');
+      const body = JSON.parse(answer.text) as Json;
+      answers[combo.name] = combo.binding === 'JSONRPC' ? body['error'].code : combo.version === '1.0' ? `${answer.status} ${body['error'].status} ${JSON.stringify(body['error'].details)}` : `${answer.status} ${body['code']}`;
+    }
+    expect(answers).toEqual({ 'v1 JSON-RPC': -32602, 'v1 HTTP+JSON': '400 INVALID_ARGUMENT []', 'v0.3 JSON-RPC': -32603, 'v0.3 HTTP+JSON': '500 -32603' });
+  });
+});
+
 describe('stale: GetTask sometimes shows the task a few events back', () => {
   /** What a `slow` task shows: the step of its status text and the number of artifact parts. */
   function progress(combo: Combo, task: Json): { step: number; parts: number } {
@@ -517,6 +558,7 @@ describe('selection', () => {
         'foreign',
         'streamError',
         'refuseSubscribe',
+        'refuseFinished',
         'stale',
         'lose',
         'terminalViaGet',

@@ -301,6 +301,22 @@ const TABLE: Row[] = [
   { name: 'opened (a subscription): a gap', from: state(resubscribing, { gap: false }), input: { type: 'opened', subscription: true }, phase: resubscribing, state: { gap: true }, effects: [] },
   { name: 'refused: no more tries to stream', from: state(resubscribing), input: { type: 'refused' }, phase: resubscribing, state: { noStreams: true } },
   {
+    name: 'refused by another answer: a try to stream again after streamRetryMs (not progress: no budget reset)',
+    from: state(resubscribing),
+    input: { type: 'refused', again: true },
+    phase: resubscribing,
+    state: { noStreams: false, streamRetryMs: resilience.streamRetryMs, streamRetryAt: NOW + resilience.streamRetryMs },
+    effects: [],
+  },
+  {
+    name: 'refused again while polling: the wait before the next try doubles',
+    from: state(resubscribing, { mode: 'poll', streamRetryMs: 10_000, streamRetryAt: NOW - 1 }),
+    input: { type: 'refused', again: true },
+    phase: resubscribing,
+    state: { noStreams: false, streamRetryMs: 20_000, streamRetryAt: NOW + 20_000 },
+    effects: [],
+  },
+  {
     name: 'polled: the cadence grows while nothing moves',
     from: state(polling, { mode: 'poll', pollBaseMs: 2_000 }),
     input: { type: 'polled', moved: false },

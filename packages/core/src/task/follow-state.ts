@@ -79,8 +79,8 @@ export type FollowInput =
   | { type: 'acknowledged'; reply: boolean; looked: boolean }
   /** A stream opened: the send's (`live` is said before anything read from it) or a subscription's. */
   | { type: 'opened'; subscription: boolean }
-  /** The agent refused to subscribe: poll from now on. */
-  | { type: 'refused' }
+  /** The agent refused to subscribe: poll from now on (`again`: and try to stream again later). */
+  | { type: 'refused'; again?: boolean | undefined }
   /** A poll answered: whether the task moved, or the wait the push channel asks for before the next. */
   | { type: 'polled'; moved: boolean; pushDelayMs?: number | undefined }
   /** Polling replaces the delivery mode (push could not be re-armed). */
@@ -203,8 +203,12 @@ function reduceInto(state: FollowState, input: FollowInput, env: FollowEnv, effe
       if (env.identified) effects.push({ type: 'emit', events: [{ type: 'connection', state: 'live' }] });
       return { ...opened, connection: 'live' };
     }
-    case 'refused':
-      return { ...state, noStreams: true };
+    case 'refused': {
+      if (!input.again) return { ...state, noStreams: true };
+      // A failed try to stream: the next one waits longer (not progress: nothing here resets a budget).
+      const streamRetryMs = state.streamRetryAt === undefined ? state.streamRetryMs : Math.min(env.resilience.maxStreamRetryMs, state.streamRetryMs * 2);
+      return { ...state, streamRetryMs, streamRetryAt: env.now + streamRetryMs };
+    }
     case 'polled': {
       effects.push({ type: 'reset-budget' });
       // The agent answered: a task that waits for its pushes is not quiet, however long it runs.

@@ -238,7 +238,7 @@ function endOf(core: FollowCore, end: StreamEnd, signal: AbortSignal): Outcome |
     case 'behind':
       return { type: 'behind', task: end.task };
     case 'refused':
-      return settleRefused(core, signal);
+      return settleRefused(core, signal, end.error);
     case 'stopped':
       return INTERRUPTED;
     default:
@@ -246,14 +246,18 @@ function endOf(core: FollowCore, end: StreamEnd, signal: AbortSignal): Outcome |
   }
 }
 
-/** Subscribing was refused: GetTask decides (finished → done; else poll, without trying to stream again). */
-async function settleRefused(core: FollowCore, signal: AbortSignal): Promise<Outcome> {
-  core.dispatch({ type: 'refused' });
+/**
+ * Subscribing was refused: GetTask decides (finished → done; else poll — without trying to stream again,
+ * or, after an answer that is not a known "cannot subscribe" (`error`), trying again later). When the
+ * look fails too, that answer is the follow's error.
+ */
+async function settleRefused(core: FollowCore, signal: AbortSignal, error: TetherError | undefined): Promise<Outcome> {
+  core.dispatch({ type: 'refused', again: error !== undefined });
   let task: Task | undefined;
   try {
     task = await askTaskRetrying(askerOf(core), core.budget, core.context.scheduler, signal);
-  } catch (error) {
-    return { type: 'fatal', error: asTetherError(error, core.taskId) };
+  } catch (lookError) {
+    return { type: 'fatal', error: error ?? asTetherError(lookError, core.taskId) };
   }
   if (!task) return INTERRUPTED;
   absorbSnapshot(core, task, true);

@@ -1,4 +1,3 @@
-import { A2AError } from '../errors/a2a-errors.js';
 import type { TetherError } from '../errors/tether-error.js';
 import { isTerminalState } from '../model/task-state.js';
 import type { Task, TaskState } from '../model/types.js';
@@ -22,8 +21,11 @@ export type StreamEnd =
   | { type: 'behind'; task: Task }
   /** A probe found the task gone. */
   | { type: 'lost'; error: TetherError }
-  /** The agent refused the subscription before any event (finished task, no resubscribe). */
-  | { type: 'refused' }
+  /**
+   * The agent refused the subscription before any event: finished task, no resubscribe — or, with
+   * `error`, any other answer (a reference server says -32602 for a finished task): GetTask decides.
+   */
+  | { type: 'refused'; error?: TetherError | undefined }
   /** Nothing to mend: a protocol violation no reconnect cures, an agent's error. */
   | { type: 'fatal'; error: TetherError }
   /** The step was interrupted. */
@@ -133,9 +135,7 @@ export class StreamSession {
     } catch (error) {
       if (found) return found;
       if (signal.aborted) return { type: 'stopped' };
-      if (refusesSubscription(error)) return { type: 'refused' };
-      if (streamMendable(error)) return { type: 'failed', error };
-      return { type: 'fatal', error: asTetherError(error, taskId) };
+      return refusal(error, taskId);
     } finally {
       probing.abort();
       idle.stop();
@@ -187,9 +187,10 @@ export class StreamSession {
     } catch (error) {
       if (this.found) return this.found;
       if (signal.aborted) return { type: 'stopped' };
-      if (this.subscription && this.seen === 0 && error instanceof A2AError && refusesSubscription(error)) return { type: 'refused' };
+      const taskId = this.host.asker().taskId;
+      if (this.subscription && this.seen === 0) return refusal(error, taskId);
       if (streamMendable(error)) return { type: 'failed', error };
-      return { type: 'fatal', error: asTetherError(error, this.host.asker().taskId) };
+      return { type: 'fatal', error: asTetherError(error, taskId) };
     } finally {
       signal.removeEventListener('abort', this);
     }
@@ -273,6 +274,16 @@ export class StreamSession {
     const task = await askTaskRetrying(this.host.asker(), this.host.budget, this.host.scheduler, signal);
     if (task && !signal.aborted) this.host.caughtUp(task);
   }
+}
+
+/**
+ * A subscription that failed before its first event: a new connection mends it, or it was refused —
+ * no error is final before GetTask has shown the task.
+ */
+function refusal(error: unknown, taskId: string): StreamEnd {
+  if (refusesSubscription(error)) return { type: 'refused' };
+  if (streamMendable(error)) return { type: 'failed', error };
+  return { type: 'refused', error: asTetherError(error, taskId) };
 }
 
 /**

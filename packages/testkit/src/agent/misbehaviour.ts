@@ -54,9 +54,17 @@ export const MISBEHAVIOURS = Object.freeze({
   streamError: 'an event: error frame (mbCode) at a seeded event, then the body ends',
   /**
    * Subscriptions are refused before any event, with `mbRefuse`: -32601 (method not found), -32004
-   * (unsupported operation), or HTTP 404, 405 or 501 with a body that is not an A2A error. Default seeded.
+   * (unsupported operation), HTTP 404, 405 or 501 with a body that is not an A2A error, -32602 (invalid
+   * params) or -32603 (internal error). Default seeded (among the first five).
    */
-  refuseSubscribe: 'subscriptions refused (mbRefuse: -32601, -32004, 404, 405, 501)',
+  refuseSubscribe: 'subscriptions refused (mbRefuse: -32601, -32004, 404, 405, 501, -32602, -32603)',
+  /**
+   * A subscription to the task once it is finished is answered InvalidParams -32602 on v1.0 and
+   * InternalError -32603 on v0.3 (both bindings; on v1.0 HTTP+JSON a 400 `INVALID_ARGUMENT` without
+   * ErrorInfo), as the A2A project's reference Python server does, instead of -32004 (v1.0) or the
+   * final Task (v0.3). A subscription while the task runs is served as usual.
+   */
+  refuseFinished: 'subscriptions to a finished task answered -32602 (v1.0) / -32603 (v0.3)',
   /**
    * While the task is not terminal, about half of the GetTask answers (seeded) show the task as it was
    * `mbStaleBack` events earlier (default seeded 1–3): an older status, shorter artifacts. Once the task
@@ -99,10 +107,10 @@ export type Misbehaviour = keyof typeof MISBEHAVIOURS;
 export const MISBEHAVIOUR_NAMES: readonly Misbehaviour[] = Object.freeze(Object.keys(MISBEHAVIOURS) as Misbehaviour[]);
 
 /** What `refuseSubscribe` answers with: an A2A error code, or an HTTP status with a non-A2A body. */
-export type SubscribeRefusal = -32601 | -32004 | 404 | 405 | 501;
+export type SubscribeRefusal = -32601 | -32004 | 404 | 405 | 501 | -32602 | -32603;
 
 /** Every {@link SubscribeRefusal}. */
-export const SUBSCRIBE_REFUSALS: readonly SubscribeRefusal[] = Object.freeze([-32601, -32004, 404, 405, 501] as const);
+export const SUBSCRIBE_REFUSALS: readonly SubscribeRefusal[] = Object.freeze([-32601, -32004, 404, 405, 501, -32602, -32603] as const);
 
 /**
  * Parameters of the misbehaviours. In a scenario command they are `mbSeed=`, `mbCode=`, `mbErrorAt=`,

@@ -345,6 +345,10 @@ export class AgentOperations {
       }
     }
     if (isTerminal(entry.status.state)) {
+      if (entry.misbehaviour.has('refuseFinished')) {
+        const why = `Task ${id} is in terminal state: ${entry.status.state}`;
+        throw version === '1.0' ? invalidParams(why) : new AgentError(A2A_ERROR_CODES.internalError, why);
+      }
       if (version === '1.0') throw unsupportedOperation(`Task ${id} is ${entry.status.state}; there is nothing to subscribe to`);
       // The v0.3 proto: a subscription to a finished task gets the final Task and closes.
       session.writeSnapshot(entry);
@@ -465,6 +469,8 @@ function refuseSubscription(refusal: SubscribeRefusal, version: Version, session
   const method = version === '1.0' ? 'SubscribeToTask' : 'tasks/resubscribe';
   if (refusal === -32601) throw new AgentError(A2A_ERROR_CODES.methodNotFound, `Method not found: ${method}`);
   if (refusal === -32004) throw unsupportedOperation(`${method} is not supported by this agent`);
+  if (refusal === -32602) throw invalidParams(`${method}: invalid parameters`);
+  if (refusal === -32603) throw new AgentError(A2A_ERROR_CODES.internalError, `${method} failed`);
   const { contentType, body } = REFUSAL_BODIES[refusal];
   session.refuse(refusal, contentType, body);
 }

@@ -84,9 +84,13 @@ export class TaskMisbehaviour {
     return this.param('code') ?? -32603;
   }
 
-  /** `refuseSubscribe`: how subscriptions are refused. */
+  /**
+   * `refuseSubscribe`: how subscriptions are refused. The seeded default is drawn from the first five
+   * (those of earlier versions), so a seed refuses the way it always did; -32602 and -32603 are chosen
+   * with `mbRefuse`.
+   */
   get refusal(): SubscribeRefusal {
-    return this.param('refuse') ?? (SUBSCRIBE_REFUSALS[this.int(0, 'refuse', 0, SUBSCRIBE_REFUSALS.length - 1)] as SubscribeRefusal);
+    return this.param('refuse') ?? (SUBSCRIBE_REFUSALS[this.int(0, 'refuse', 0, 4)] as SubscribeRefusal);
   }
 
   /** `lose`: events emitted before the task is forgotten. */

@@ -1,0 +1,57 @@
+import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect, type A2AClient, type Binding, type ProtocolVersion, type Task } from '../src/index.js';
+
+// Issue 33, point 8: real servers' deviations from the spec, each reproduced by a testkit misbehaviour,
+// on every binding and version the fake agent speaks. Every cut case ends with the agent's exact result.
+
+let agent: TestAgent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+});
+
+const COMBOS = [
+  ['1.0', 'JSONRPC'],
+  ['1.0', 'HTTP+JSON'],
+  ['0.3', 'JSONRPC'],
+  ['0.3', 'HTTP+JSON'],
+] as const satisfies ReadonlyArray<readonly [ProtocolVersion, Binding]>;
+
+async function clientOf(a: TestAgent, version: ProtocolVersion, binding: Binding): Promise<A2AClient> {
+  const client = await connect(a.url, {
+    cardCache: false,
+    protocolVersions: [version],
+    preferredBindings: [binding],
+    resilience: { initialDelayMs: 5, maxDelayMs: 20, pollMinMs: 10, streamRetryMs: 20 },
+  });
+  expect([client.interface.protocolVersion, client.interface.binding]).toEqual([version, binding]);
+  return client;
+}
+
+/** Each artifact as `id name: text`, the text of all its parts joined (chunks are parts). */
+function artifactTexts(artifacts: ReadonlyArray<{ artifactId: string; name?: string | undefined; parts: ReadonlyArray<{ kind: string; text?: string }> }>): string[] {
+  return artifacts.map((a) => `${a.artifactId} ${a.name ?? ''}: ${a.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.kind}]`)).join('')}`);
+}
+
+/** The follow's result is the agent's task: its final state, and its artifacts exactly. */
+function expectAgentsResult(a: TestAgent, final: Task): void {
+  const own = a.tasks.get(final.id);
+  expect(own?.state).toBe(final.status.state);
+  expect(artifactTexts(final.artifacts)).toEqual(artifactTexts(own?.artifacts ?? []));
+  expect(final.artifacts.length).toBeGreaterThan(0);
+}
+
+describe.each(COMBOS)('a subscription to a finished task refused as the reference server does, v%s %s', (version, binding) => {
+  it('is followed by one GetTask: done() is the completed task with its artifacts', async () => {
+    agent = await startTestAgent({ versions: [version] });
+    const client = await clientOf(agent, version, binding);
+    // The stream ends cleanly just before the terminal status; the resubscribe finds the task finished.
+    const handle = await client.start('stream updates=1 chunks=3 delayMs=5 misbehave=terminalViaGet,refuseFinished');
+    const final = await handle.done();
+    expect(final.status.state).toBe('completed');
+    expectAgentsResult(agent, final);
+    const subscriptions = agent.requests.filter((r) => /SubscribeToTask|tasks\/resubscribe|:subscribe/.test(JSON.stringify([r.path, r.body])));
+    expect(subscriptions.length).toBeGreaterThanOrEqual(1);
+  });
+});
