@@ -1,6 +1,6 @@
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type A2AClient, type Binding, type ProtocolVersion, type Task } from '../src/index.js';
+import { connect, TetherError, type A2AClient, type Binding, type ProtocolVersion, type StreamEvent, type Task } from '../src/index.js';
 
 // Issue 33, point 8: real servers' deviations from the spec, each reproduced by a testkit misbehaviour,
 // on every binding and version the fake agent speaks. Every cut case ends with the agent's exact result.
@@ -53,5 +53,54 @@ describe.each(COMBOS)('a subscription to a finished task refused as the referenc
     expectAgentsResult(agent, final);
     const subscriptions = agent.requests.filter((r) => /SubscribeToTask|tasks\/resubscribe|:subscribe/.test(JSON.stringify([r.path, r.body])));
     expect(subscriptions.length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+/** Reads a raw stream to its end: its events' kinds, and what it threw. */
+async function drain(stream: AsyncIterable<StreamEvent>): Promise<{ kinds: string[]; taskIds: Set<string>; error: unknown }> {
+  const kinds: string[] = [];
+  const taskIds = new Set<string>();
+  try {
+    for await (const event of stream) {
+      kinds.push(event.kind);
+      if (event.kind === 'task') taskIds.add(event.id);
+      else if (event.kind !== 'message') taskIds.add(event.taskId);
+    }
+    return { kinds, taskIds, error: undefined };
+  } catch (error) {
+    return { kinds, taskIds, error };
+  }
+}
+
+describe.each(COMBOS)('a stream reset mid-way (resetStream), v%s %s', (version, binding) => {
+  it('a raw streamMessage() throws STREAM_INTERRUPTED with the task id (the reset in its cause)', async () => {
+    agent = await startTestAgent({ versions: [version] });
+    const client = await clientOf(agent, version, binding);
+    const read = await drain(client.streamMessage('stream updates=0 chunks=5 delayMs=15 misbehave=resetStream mbResetAt=4'));
+    expect(read.kinds.length).toBeGreaterThanOrEqual(1);
+    expect(read.taskIds.size).toBe(1);
+    const [taskId] = read.taskIds;
+    expect(read.error).toBeInstanceOf(TetherError);
+    expect(read.error).toMatchObject({ code: 'STREAM_INTERRUPTED', taskId, isRetryable: true });
+    expect((read.error as TetherError).cause).toMatchObject({ code: 'NETWORK' });
+  });
+
+  it('a raw subscribe() throws STREAM_INTERRUPTED with the task id', async () => {
+    agent = await startTestAgent({ versions: [version] });
+    const client = await clientOf(agent, version, binding);
+    const sent = await client.sendMessage('slow steps=8 delayMs=25 misbehave=resetStream mbResetAt=4', { returnImmediately: true });
+    expect(sent.kind).toBe('task');
+    const taskId = (sent as Task).id;
+    const read = await drain(client.subscribe(taskId));
+    expect(read.error).toMatchObject({ code: 'STREAM_INTERRUPTED', taskId });
+  });
+
+  it('a followed task resumes after the reset and ends with the agent\'s exact result', async () => {
+    agent = await startTestAgent({ versions: [version] });
+    const client = await clientOf(agent, version, binding);
+    const handle = await client.start('stream updates=2 chunks=4 delayMs=5 misbehave=resetStream mbResetAt=4');
+    const final = await handle.done();
+    expect(final.status.state).toBe('completed');
+    expectAgentsResult(agent, final);
   });
 });

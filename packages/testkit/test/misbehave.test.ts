@@ -400,6 +400,22 @@ describe('refuseFinished: a subscription to a finished task refused as the refer
   });
 });
 
+describe('resetStream: the connection is reset at event mbResetAt; the task runs on', () => {
+  it.each(COMBOS.map((c) => [c.name, c] as const))('%s: the events before it, then a reset (no clean end); a later subscription is served', async (_, combo) => {
+    const agent = await start();
+    const error = await openStream(combo, agent, 'stream updates=0 chunks=4 delayMs=10 misbehave=resetStream mbResetAt=3').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // The body broke: fetch's reader fails (a clean end would have resolved).
+    expect(String((error as Error | undefined)?.cause ?? error)).toMatch(/ECONNRESET|terminated|socket/i);
+    const [task] = agent.tasks.list();
+    expect(task).toBeDefined();
+    await settled(agent, task!.id);
+    expect(agent.tasks.get(task!.id)).toMatchObject({ state: 'completed', eventCount: 6 });
+  });
+});
+
 describe('stale: GetTask sometimes shows the task a few events back', () => {
   /** What a `slow` task shows: the step of its status text and the number of artifact parts. */
   function progress(combo: Combo, task: Json): { step: number; parts: number } {
@@ -563,6 +579,7 @@ describe('selection', () => {
         'lose',
         'terminalViaGet',
         'afterTerminal',
+        'resetStream',
         'dropEvent',
         'replayOld',
         'zeroGeneration',

@@ -9,9 +9,10 @@ export type FeedOpener = (signal: AbortSignal) => Promise<EventFeed>;
  * A stream of A2A events from `streamMessage()` or `subscribe()`.
  *
  * It is an `AsyncIterable` that owns its request: `break` (or `abort()`) closes the connection.
- * It can be iterated once. If the connection ends before a message reply, a terminal or an
- * interrupted state, iteration throws a `TetherError` with code `STREAM_INTERRUPTED` (it never
- * ends silently: a clean early close is not success). Events an agent sends after such an event
+ * It can be iterated once. If the connection ends or breaks before a message reply, a terminal or an
+ * interrupted state, iteration throws a `TetherError` with code `STREAM_INTERRUPTED` and the task's id
+ * (it never ends silently: a clean early close is not success; a reset has the `NETWORK` error as its
+ * `cause`). Events an agent sends after such an event
  * (an artifact after the final status) are delivered, and the end after them is a normal end.
  * `items()` iterates the same events with the SSE id each one came with: keep the last one to resume
  * after it (`subscribe(taskId, { lastEventId })`).
@@ -111,7 +112,14 @@ class StreamIterator<T> implements AsyncIterator<T> {
       this.index = 1;
       return { value: this.map(batch[0] as StreamItem), done: false };
     } catch (error) {
+      const feed = this.feed;
       this.finish();
+      // A connection that broke mid-stream, on any binding: the stream was interrupted — or, once an event
+      // let it end, it simply ended.
+      if (feed && error instanceof TetherError && error.code === 'NETWORK') {
+        if (feed.complete) return { value: undefined, done: true };
+        throw new TetherError('STREAM_INTERRUPTED', `the connection broke after ${feed.count} event(s), before the task reached a terminal or interrupted state`, { ...feed.errorContext(), cause: error });
+      }
       throw error;
     }
   }

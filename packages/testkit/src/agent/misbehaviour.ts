@@ -83,6 +83,12 @@ export const MISBEHAVIOURS = Object.freeze({
    * show the final state.
    */
   terminalViaGet: 'streams end cleanly just before the terminal status',
+  /**
+   * At event index `mbResetAt` (default seeded 2–4) the connection of every stream of the task that would
+   * carry it is reset (TCP RST, no clean end) instead; the task runs on. Streams opened after that event
+   * are served as usual.
+   */
+  resetStream: 'the connection of the task\'s streams reset at event mbResetAt',
   /** After the terminal status, the stream sends one more status (`working`) before it ends. */
   afterTerminal: 'one more status (working) after the terminal one',
   /**
@@ -114,7 +120,7 @@ export const SUBSCRIBE_REFUSALS: readonly SubscribeRefusal[] = Object.freeze([-3
 
 /**
  * Parameters of the misbehaviours. In a scenario command they are `mbSeed=`, `mbCode=`, `mbErrorAt=`,
- * `mbRefuse=`, `mbLoseAfter=`, `mbStaleBack=`. Left out: drawn from the seed (or the documented default).
+ * `mbRefuse=`, `mbLoseAfter=`, `mbStaleBack=`, `mbResetAt=`. Left out: drawn from the seed (or the documented default).
  */
 export interface MisbehaviourParams {
   /** Seed of every random choice. Default 0. */
@@ -137,6 +143,8 @@ export interface MisbehaviourParams {
   replayOf?: number | undefined;
   /** `zeroGeneration`: the first event that says generation 0. */
   zeroAt?: number | undefined;
+  /** `resetStream`: the event index at which the task's streams are reset. */
+  resetAt?: number | undefined;
 }
 
 /** The misbehaviours a task selected in its scenario command, with their parameters. */
@@ -156,6 +164,7 @@ const PARAM_KEYS: ReadonlyArray<readonly [string, keyof MisbehaviourParams]> = [
   ['mbReplayAt', 'replayAt'],
   ['mbReplayOf', 'replayOf'],
   ['mbZeroAt', 'zeroAt'],
+  ['mbResetAt', 'resetAt'],
 ];
 
 function isMisbehaviour(name: string): name is Misbehaviour {

@@ -61,6 +61,15 @@ export class SseWriter {
     this.res.end(body);
   }
 
+  /** Reset the connection (TCP RST): the stream breaks without a clean end (`resetStream`). */
+  reset(): void {
+    if (this.isEnded) return;
+    this.ended = true;
+    const socket = this.res.socket;
+    if (socket) socket.resetAndDestroy();
+    else this.res.destroy();
+  }
+
   end(): void {
     if (this.isEnded) return;
     this.start();

@@ -145,6 +145,11 @@ export class StreamSession implements TaskObserver {
       this.finish();
       return;
     }
+    if (mb.resetsAt(event.seq)) {
+      this.close();
+      this.sink.sse.reset();
+      return;
+    }
     if (mb.has('streamError') && event.seq === mb.errorAt) {
       this.writeError(new AgentError(mb.errorCode, `Agent failed while streaming task ${entry.id} (misbehaviour streamError)`));
       this.finish();

@@ -93,6 +93,11 @@ export class TaskMisbehaviour {
     return this.param('refuse') ?? (SUBSCRIBE_REFUSALS[this.int(0, 'refuse', 0, 4)] as SubscribeRefusal);
   }
 
+  /** `resetStream`: whether the task's streams are reset instead of carrying event `seq`. */
+  resetsAt(seq: number): boolean {
+    return this.has('resetStream') && seq === (this.param('resetAt') ?? this.int(0, 'reset-at', 2, 4));
+  }
+
   /** `lose`: events emitted before the task is forgotten. */
   get loseAfter(): number {
     return this.param('loseAfter') ?? this.int(0, 'lose-after', 2, 5);
