@@ -104,3 +104,42 @@ describe.each(COMBOS)('a stream reset mid-way (resetStream), v%s %s', (version, 
     expectAgentsResult(agent, final);
   });
 });
+
+describe.each(COMBOS)('a CancelTask whose answer is cut (cutCancel), v%s %s', (version, binding) => {
+  it('cancel() looks (GetTask) instead of rejecting: requested, confirmed by what it saw; done() is the agent\'s task', async () => {
+    agent = await startTestAgent({ versions: [version] });
+    const client = await clientOf(agent, version, binding);
+    const handle = await client.start('slow steps=60 delayMs=15 misbehave=cutCancel');
+    for await (const event of handle.events()) if (event.type === 'artifact') break;
+    const outcome = await handle.cancel({ reason: 'enough' });
+    expect(outcome).toMatchObject({ requested: true, confirmed: true, state: 'canceled', answerLost: { code: 'NETWORK' } });
+    const final = await handle.done();
+    expect(final.status.state).toBe('canceled');
+    expectAgentsResult(agent, final);
+    const cancels = agent.requests.filter((r) => /CancelTask|tasks\/cancel|:cancel/.test(JSON.stringify([r.path, r.body])));
+    expect(cancels).toHaveLength(1);
+  });
+});
+
+describe('a CancelTask whose answer is cut, on an agent that finishes the task instead (G5)', () => {
+  it('cancel() reports what it saw: requested, not confirmed, completed', async () => {
+    agent = await startTestAgent({
+      versions: ['1.0'],
+      behaviour: { misbehave: ['cutCancel'] },
+      scenarios: {
+        // Asked to cancel, it completes the task anyway.
+        finishes: async (ctx) => {
+          ctx.status('working');
+          await new Promise((resolve) => ctx.cancelled.addEventListener('abort', resolve, { once: true }));
+          ctx.artifact({ artifactId: 'result', name: 'result', text: 'done anyway', lastChunk: true });
+          ctx.status('completed');
+        },
+      },
+    });
+    const client = await clientOf(agent, '1.0', 'JSONRPC');
+    const handle = await client.start('finishes');
+    expect(await handle.cancel()).toMatchObject({ requested: true, confirmed: false, state: 'completed', answerLost: { code: 'NETWORK' } });
+    const final = await handle.done();
+    expectAgentsResult(agent, final);
+  });
+});

@@ -416,6 +416,20 @@ describe('resetStream: the connection is reset at event mbResetAt; the task runs
   });
 });
 
+describe('cutCancel: CancelTask is carried out, its answer never arrives', () => {
+  it.each(COMBOS.map((c) => [c.name, c] as const))('%s: the connection is reset; the task is canceled', async (_, combo) => {
+    const agent = await start();
+    const id = await startTask(agent, 'slow steps=40 delayMs=20 misbehave=cutCancel');
+    const error = await combo.cancel(agent, id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String((error as Error | undefined)?.cause ?? error)).toMatch(/ECONNRESET|socket|other side closed/i);
+    await settled(agent, id);
+    expect(agent.tasks.get(id)?.state).toBe('canceled');
+  });
+});
+
 describe('stale: GetTask sometimes shows the task a few events back', () => {
   /** What a `slow` task shows: the step of its status text and the number of artifact parts. */
   function progress(combo: Combo, task: Json): { step: number; parts: number } {
@@ -580,6 +594,7 @@ describe('selection', () => {
         'terminalViaGet',
         'afterTerminal',
         'resetStream',
+        'cutCancel',
         'dropEvent',
         'replayOld',
         'zeroGeneration',

@@ -105,8 +105,11 @@ export class CancelPropagation {
       if (!handle) throw invalid(`task ${taskId} is not followed`);
       // Some agents hold the request open until the task ends: the wait bounds the request too.
       const outcome = await handle.cancel({ reason, waitMs: this.waitMs, timeoutMs: Math.max(MIN_CANCEL_ANSWER_MS, 2 * this.waitMs) });
-      const stopped = outcome.confirmed ? 'canceled' : isTerminalState(outcome.state) ? `no effect: the task is ${outcome.state}` : `request taken; task ${outcome.state}`;
-      settle(entry, journal.iso(), !outcome.confirmed && isTerminalState(outcome.state) ? 'confirmed-failure' : 'confirmed-success', stopped, {
+      // Its answer lost, a task not seen stopping says nothing of whether the request arrived.
+      const unknown = outcome.answerLost !== undefined && !isTerminalState(outcome.state);
+      const stopped = outcome.confirmed ? 'canceled' : isTerminalState(outcome.state) ? `no effect: the task is ${outcome.state}` : unknown ? `answer lost; task ${outcome.state}` : `request taken; task ${outcome.state}`;
+      if (unknown) attempt.cancel.error = errorInfo(outcome.answerLost).message;
+      settle(entry, journal.iso(), unknown ? 'unknown' : !outcome.confirmed && isTerminalState(outcome.state) ? 'confirmed-failure' : 'confirmed-success', stopped, {
         confirmed: outcome.confirmed,
         state: outcome.state,
       });

@@ -4,6 +4,7 @@ import { isInterruptedState, isTerminalState } from '../model/task-state.js';
 import type { Task, TaskState } from '../model/types.js';
 import { DEFAULTS } from '../defaults.js';
 import type { CancelRecord } from '../store/task-store.js';
+import { transient } from './classify.js';
 import type { FollowCore } from './follow-core.js';
 import { absorbSnapshot } from './follow-intake.js';
 import type { CancelOptions, CancelOutcome } from './follow-types.js';
@@ -47,7 +48,8 @@ export function stronger(a: Outcome, b: Outcome | undefined): Outcome {
 
 /**
  * Asks the agent to cancel (unless the task has already ended: `requested: false`, nothing sent),
- * then watches what the task really does: a cancel request is not a
+ * then watches what the task really does — also when the request went out and its answer was lost
+ * (a reset, a timeout, a 5xx: GetTask instead of an error; only a request that surely never left rejects): a cancel request is not a
  * cancellation, and an agent's "canceled" answer is a claim (some agents then finish the task
  * anyway). The answer is not applied; the follow goes on (and asks GetTask at once when nothing is
  * open) for up to `waitMs`. `confirmed` is true only when the task was then seen `canceled`. The
@@ -65,14 +67,21 @@ export async function cancelAndWatch(core: FollowCore, options: CancelOptions): 
   const asked: CancelRecord = { requestedAt: scheduler.now(), reason, ...(principal === undefined ? {} : { by: principal }) };
   core.persist({ cancel: asked });
   let answer: Task;
+  let answerLost: TetherError | undefined;
   try {
     answer = await client.cancelTask(r.taskId, {
       ...call,
       ...(reason === undefined ? {} : { metadata: { 'a2a-tether/cancel-reason': reason } }),
     });
   } catch (error) {
-    if (!(error instanceof TaskNotCancelableError)) throw error;
-    answer = await client.getTask(r.taskId, { signal: call.signal, traceContext: call.traceContext });
+    // Not cancelable (ended meanwhile), or the request went out and its answer was lost: look.
+    if (transient(error) && error.maybeDelivered) answerLost = error;
+    else if (!(error instanceof TaskNotCancelableError)) throw error;
+    try {
+      answer = await client.getTask(r.taskId, { signal: call.signal, traceContext: call.traceContext });
+    } catch (lookError) {
+      throw answerLost ?? lookError;
+    }
   }
   if (!core.finished && (core.session === undefined || !isTerminalState(answer.status.state))) {
     // Nothing open would show the outcome (or the agent says it is still stopping): ask.
@@ -86,5 +95,5 @@ export async function cancelAndWatch(core: FollowCore, options: CancelOptions): 
   const state = r.state;
   const confirmed = state === 'canceled';
   core.persist({ cancel: { ...asked, confirmed, seenState: state } });
-  return { requested: true, confirmed, state };
+  return answerLost ? { requested: true, confirmed, state, answerLost } : { requested: true, confirmed, state };
 }

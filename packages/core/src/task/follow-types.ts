@@ -61,14 +61,20 @@ export interface FollowOptions {
 /** What `cancel()` found out. A request is not a confirmation: `confirmed` says which it was. */
 export interface CancelOutcome {
   /**
-   * `true`: the cancel request was sent and answered. `false`: the task had already ended (`state` is
-   * its final state; `confirmed` is whether that was `canceled`), so nothing was sent.
+   * `true`: the cancel request was sent (and answered, or its answer lost: see `answerLost`). `false`:
+   * the task had already ended (`state` is its final state; `confirmed` is whether that was `canceled`),
+   * so nothing was sent.
    */
   requested: boolean;
   /** The task was seen `canceled` afterwards (on its stream, or by GetTask). */
   confirmed: boolean;
   /** The state the task was seen in (e.g. `completed` if it finished first, `working` if it has not stopped yet). */
   state: TaskState;
+  /**
+   * The request went out but its answer was lost (a reset, a timeout, a 5xx): this error. The agent may
+   * or may not have taken it; `confirmed` and `state` are what a GetTask and the follow saw afterwards.
+   */
+  answerLost?: TetherError | undefined;
 }
 
 /** Options of `cancel()`. */

@@ -4,6 +4,7 @@ import type { BindingRequest } from './binding-context.js';
 import { sendJson } from './http-io.js';
 import { isObject, optionalBoolean, optionalInteger, optionalString, requireObject, requireString } from './json-guards.js';
 import type { JsonObject } from './json-guards.js';
+import { cutAnswer } from './lose-answer.js';
 import type { TestAgentVersion } from './options.js';
 import type { WireCodec } from './wire-codec.js';
 import { wireV03JsonRpc } from './wire-v03-jsonrpc.js';
@@ -125,6 +126,7 @@ export async function handleJsonRpc(request: BindingRequest): Promise<void> {
       await dispatchV03(request, id, method, params);
     }
   } catch (error) {
+    if (cutAnswer(request.req, error)) return;
     const agentError = toAgentError(error);
     // VersionNotSupported is a v1 error: give it the v1 ErrorInfo even when the call looked like v0.3.
     fail(id, agentError, agentError.code === A2A_ERROR_CODES.versionNotSupported ? '1.0' : version);

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestBody } from './http-io.js';
 import { isObject } from './json-guards.js';
 
@@ -21,4 +22,19 @@ export function isCreatingSend(body: RequestBody, restPath: string | undefined):
   }
   const message = isObject(holder) ? holder['message'] : undefined;
   return isObject(message) && (message['taskId'] === undefined || message['taskId'] === '');
+}
+
+/**
+ * Thrown by an operation that did its work but whose answer is to be lost (`cutCancel`): the binding
+ * resets the connection instead of answering.
+ */
+export class AnswerCut extends Error {
+  override readonly name = 'AnswerCut';
+}
+
+/** When `error` is an {@link AnswerCut}: resets the request's connection (TCP RST) and says so. */
+export function cutAnswer(req: IncomingMessage, error: unknown): boolean {
+  if (!(error instanceof AnswerCut)) return false;
+  req.socket.resetAndDestroy();
+  return true;
 }

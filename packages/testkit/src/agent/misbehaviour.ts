@@ -89,6 +89,11 @@ export const MISBEHAVIOURS = Object.freeze({
    * are served as usual.
    */
   resetStream: 'the connection of the task\'s streams reset at event mbResetAt',
+  /**
+   * CancelTask of the task is carried out (the scenario is cancelled, as usual), then the connection is
+   * reset before the answer goes out: the client never learns what it did.
+   */
+  cutCancel: 'CancelTask carried out, then the connection reset before its answer',
   /** After the terminal status, the stream sends one more status (`working`) before it ends. */
   afterTerminal: 'one more status (working) after the terminal one',
   /**

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { A2A_ERROR_CODES, AgentError, invalidParams, taskNotFound, unsupportedOperation } from './agent-error.js';
 import { buildCard } from './card.js';
+import { AnswerCut } from './lose-answer.js';
 import type { CardDialect, CardUrls } from './card.js';
 import { parseMisbehaviourSelection } from './misbehaviour.js';
 import type { SubscribeRefusal } from './misbehaviour.js';
@@ -315,6 +316,8 @@ export class AgentOperations {
     } else {
       this.registry.setStatus(entry, 'canceled');
     }
+    // `cutCancel`: done, but the connection is reset before the answer.
+    if (entry.misbehaviour.has('cutCancel')) throw new AnswerCut(`the answer to CancelTask ${id} is cut`);
     return entry.snapshot();
   }
 

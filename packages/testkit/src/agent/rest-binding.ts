@@ -4,6 +4,7 @@ import type { BindingRequest } from './binding-context.js';
 import { sendJson } from './http-io.js';
 import { isObject, optionalInteger, optionalString, requireObject } from './json-guards.js';
 import type { JsonObject } from './json-guards.js';
+import { cutAnswer } from './lose-answer.js';
 import type { StreamSession } from './stream-session.js';
 import type { WireCodec } from './wire-codec.js';
 import { wireV03Rest } from './wire-v03-rest.js';
@@ -210,7 +211,7 @@ async function dispatch(request: BindingRequest, dialect: Dialect, path: string,
         match.slice(1).map((segment) => decodeURIComponent(segment)),
       );
     } catch (error) {
-      fail(request, dialect, toAgentError(error));
+      if (!cutAnswer(request.req, error)) fail(request, dialect, toAgentError(error));
     }
     return;
   }
