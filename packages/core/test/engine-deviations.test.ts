@@ -1,6 +1,6 @@
 import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, TetherError, type A2AClient, type Binding, type ProtocolVersion, type StreamEvent, type Task } from '../src/index.js';
+import { connect, InternalError, InvalidParamsError, TaskNotFoundError, TetherError, UnsupportedOperationError, type A2AClient, type A2AError, type Binding, type ProtocolVersion, type StreamEvent, type Task } from '../src/index.js';
 
 // Issue 33, point 8: real servers' deviations from the spec, each reproduced by a testkit misbehaviour,
 // on every binding and version the fake agent speaks. Every cut case ends with the agent's exact result.
@@ -141,5 +141,33 @@ describe('a CancelTask whose answer is cut, on an agent that finishes the task i
     expect(await handle.cancel()).toMatchObject({ requested: true, confirmed: false, state: 'completed', answerLost: { code: 'NETWORK' } });
     const final = await handle.done();
     expectAgentsResult(agent, final);
+  });
+});
+
+describe('an HTTP+JSON error frame without ErrorInfo (noErrorInfo): the agent\'s error, not a malformed event', () => {
+  it.each([
+    [-32001, TaskNotFoundError],
+    [-32004, UnsupportedOperationError],
+    [-32602, InvalidParamsError],
+    [-32603, InternalError],
+  ] as const)('a raw stream: code %s is read from its status as that A2A error class', async (code, cls) => {
+    agent = await startTestAgent({ versions: ['1.0'] });
+    const client = await clientOf(agent, '1.0', 'HTTP+JSON');
+    const read = await drain(client.streamMessage(`stream updates=1 chunks=3 delayMs=5 misbehave=streamError,noErrorInfo mbErrorAt=3 mbCode=${code}`));
+    expect(read.kinds).toHaveLength(2);
+    expect(read.error).toBeInstanceOf(cls);
+    expect(read.error).toMatchObject({ a2aCode: code, inStream: true });
+  });
+
+  it('a followed task ends with the agent\'s error, the same class as over JSON-RPC (with ErrorInfo)', async () => {
+    agent = await startTestAgent({ versions: ['1.0'] });
+    const text = 'stream updates=1 chunks=3 delayMs=5 misbehave=streamError,noErrorInfo mbErrorAt=3 mbCode=-32004';
+    const errors: unknown[] = [];
+    for (const binding of ['HTTP+JSON', 'JSONRPC'] as const) {
+      const handle = await (await clientOf(agent, '1.0', binding)).start(text);
+      errors.push(await handle.done().catch((e: unknown) => e));
+    }
+    for (const error of errors) expect(error).toBeInstanceOf(UnsupportedOperationError);
+    expect(errors.map((e) => (e as A2AError).inStream)).toEqual([true, true]);
   });
 });

@@ -319,6 +319,18 @@ describe('streamError: an error frame at a seeded event, then the end; the task 
   });
 });
 
+describe('noErrorInfo: v1.0 HTTP+JSON error frames without details', () => {
+  it('a google.rpc.Status with its HTTP code and status name only; other dialects unchanged', async () => {
+    const agent = await start();
+    const text = 'stream updates=1 chunks=2 delayMs=2 misbehave=streamError,noErrorInfo mbErrorAt=3 mbCode=-32001';
+    const rest = (await openStream(v1Rest, agent, text)).frames.at(-1)!;
+    expect(rest.event).toBe('error');
+    expect(rest.data).toEqual({ error: { code: 404, status: 'NOT_FOUND', message: expect.any(String), details: [] } });
+    const rpcFrame = (await openStream(v1JsonRpc, agent, text)).frames.at(-1)!;
+    expect(rpcFrame.data['error']).toMatchObject({ code: -32001 });
+  });
+});
+
 describe('refuseSubscribe: refused before any event', () => {
   const cases = [
     { refuse: -32601, rpc: { status: 200, code: -32601 }, rest: { status: 404, json: true } },
@@ -595,6 +607,7 @@ describe('selection', () => {
         'afterTerminal',
         'resetStream',
         'cutCancel',
+        'noErrorInfo',
         'dropEvent',
         'replayOld',
         'zeroGeneration',

@@ -1,5 +1,5 @@
 import { createA2AError } from '../errors/a2a-errors.js';
-import { parseAgentError } from '../errors/error-body.js';
+import { parseAgentError, statusAgentError } from '../errors/error-body.js';
 import { parseCause, quotable, quotableAgentError, quotableHead } from '../errors/quote-answer.js';
 import { TetherError, type ErrorContext } from '../errors/tether-error.js';
 import { snippet } from '../http/read-body.js';
@@ -60,7 +60,7 @@ export function decodeFrameEvent(payload: unknown, dialect: Dialect, index: numb
 
 /** An `event: error` frame or a JSON-RPC error inside a stream, as the same typed error as a unary one. */
 export function streamError(json: unknown, frame: SseEvent, context: () => ErrorContext, secrets: readonly string[]): TetherError {
-  const parsed = parseAgentError(json);
+  const parsed = parseAgentError(json) ?? statusAgentError(json);
   if (parsed) {
     const agentError = quotableAgentError(parsed, secrets);
     return createA2AError(agentError.a2aCode, agentError.message, {

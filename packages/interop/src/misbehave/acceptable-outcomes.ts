@@ -23,9 +23,15 @@ export const ACCEPTABLE_OUTCOMES = Object.freeze({
   proxyCuts: 'RETRY_EXHAUSTED of the creating send',
 } as const);
 
-/** The `streamError` code a plan's agent uses. */
+/**
+ * The `streamError` code a plan's client reads. On v1.0 HTTP+JSON an error frame carries the A2A code only
+ * in its ErrorInfo, which the testkit writes for -32001…-32010 (and never under `noErrorInfo`): any other
+ * code is read from the frame's status — for the codes drawn here (-32603, -32000), `INTERNAL` → -32603.
+ */
 export function streamErrorCode(plan: RunPlan): number {
-  return plan.params.code ?? -32603;
+  const code = plan.params.code ?? -32603;
+  const withInfo = code <= -32001 && code >= -32010 && !plan.misbehaviours.includes('noErrorInfo');
+  return plan.version === '1.0' && plan.binding === 'HTTP+JSON' && !withInfo ? -32603 : code;
 }
 
 /**

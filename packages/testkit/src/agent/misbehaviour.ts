@@ -53,6 +53,13 @@ export const MISBEHAVIOURS = Object.freeze({
    */
   streamError: 'an event: error frame (mbCode) at a seeded event, then the body ends',
   /**
+   * The `event: error` frames of the task's streams on v1.0 HTTP+JSON carry a `google.rpc.Status` without
+   * details (no ErrorInfo, so no `reason`): only the HTTP code and status name say what it is (a
+   * `NOT_FOUND` for -32001, a `FAILED_PRECONDITION` for -32004 …), as some servers write them. With
+   * `streamError`.
+   */
+  noErrorInfo: 'v1.0 HTTP+JSON error frames without ErrorInfo (google.rpc.Status without details)',
+  /**
    * Subscriptions are refused before any event, with `mbRefuse`: -32601 (method not found), -32004
    * (unsupported operation), HTTP 404, 405 or 501 with a body that is not an A2A error, -32602 (invalid
    * params) or -32603 (internal error). Default seeded (among the first five).

@@ -1,5 +1,6 @@
 import { AgentError } from './agent-error.js';
 import { foreignItems } from './foreign-events.js';
+import { isObject } from './json-guards.js';
 import { isInterrupted, isTerminal } from './model.js';
 import type { TaskEvent, TestMessage, TestPart, TestTaskState } from './model.js';
 import type { SseWriter } from './sse.js';
@@ -254,7 +255,12 @@ export class StreamSession implements TaskObserver {
   }
 
   private writeError(error: AgentError): void {
-    this.sink.sse.send(this.sink.encodeError(error), { event: 'error', rs: this.misbehaviour.has('rs') });
+    let data = this.sink.encodeError(error);
+    // `noErrorInfo`: a google.rpc.Status (v1.0 HTTP+JSON) without its details.
+    if (this.misbehaviour.has('noErrorInfo') && isObject(data) && isObject(data['error']) && 'details' in data['error']) {
+      data = { ...data, error: { ...data['error'], details: [] } };
+    }
+    this.sink.sse.send(data, { event: 'error', rs: this.misbehaviour.has('rs') });
   }
 
   private write(item: StreamItem, entry: TaskEntry | undefined, seq: number | undefined): void {
