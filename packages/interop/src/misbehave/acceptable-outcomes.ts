@@ -11,6 +11,7 @@ import type { RunPlan } from './plan.js';
  * | `lose`         | `TaskNotFoundError` (code `A2A_ERROR`, a2aCode -32001), a `TetherError` with code `TASK_LOST`, `RETRY_EXHAUSTED`, or `DELIVERY_UNKNOWN` before any task id | the agent forgot the task: nothing can finish it, so giving up is right; when the creating send's answer was lost too, no lookup can find the forgotten task, and Tether reports it unknown rather than send the message again (issue 16) |
  * | `streamError`  | an `A2AError` with the drawn code (`mbCode`, default -32603)                        | the agent reported a failure in the stream; success is fine too, when the engine recovered or the frame never reached it |
  * | a fault proxy on v0.3 | `DELIVERY_UNKNOWN`, before any task id (`start()` rejects)                    | the proxy cut or stalled the creating send before its first event, and v0.3 has no ListTasks to find out whether the task was created: Tether reports it rather than sending the message again |
+ * | `resetStream` on v0.3 | `DELIVERY_UNKNOWN`, before any task id                                        | the same, by the agent: a reset right after the first event may reach the client before that event does (a broken body loses what it had not handed out yet) |
  * | a fault proxy with cuts | `RETRY_EXHAUSTED` from `start()` ("gave up sending message …")             | every attempt of the creating send (`maxSendAttempts`) was cut off before its first event: a random cut rate makes that possible, however rare, for any finite budget |
  * | anything else  | none — in particular never `RETRY_EXHAUSTED`                                        | the planner draws only runs where the agent finishes and proxy bursts stay inside the default budget, so giving up means the engine stopped while progress was possible |
  *
@@ -21,6 +22,7 @@ export const ACCEPTABLE_OUTCOMES = Object.freeze({
   streamError: 'A2AError with the drawn mbCode (or success)',
   proxyOnV03: 'DELIVERY_UNKNOWN before any task id',
   proxyCuts: 'RETRY_EXHAUSTED of the creating send',
+  resetOnV03: 'DELIVERY_UNKNOWN before any task id',
 } as const);
 
 /**
@@ -55,6 +57,9 @@ export function acceptableFailure(plan: RunPlan, error: unknown): string | undef
   }
   if (plan.version === '0.3' && plan.proxy !== undefined && error.code === 'DELIVERY_UNKNOWN' && error.taskId === undefined) {
     return 'fault proxy on v0.3: DELIVERY_UNKNOWN';
+  }
+  if (plan.version === '0.3' && drawn.has('resetStream') && error.code === 'DELIVERY_UNKNOWN' && error.taskId === undefined) {
+    return 'resetStream on v0.3: DELIVERY_UNKNOWN';
   }
   return undefined;
 }
