@@ -2,11 +2,11 @@ import { TetherError } from '../errors/tether-error.js';
 import { randomId } from '../model/message-input.js';
 import type { StoreLease } from '../store/task-store.js';
 import { LeaseKeeper } from '../task/lease-keeper.js';
-import type { Scheduler } from '../util/scheduler.js';
+import { monotonicNow, type Scheduler } from '../util/scheduler.js';
 import type { WorkflowRecord } from './workflow-record.js';
 import { leasesWorkflows, type WorkflowStore } from './workflow-store.js';
 
-/** A workflow lease this process acquired, and when it asked (its clock): what the lease keeper starts from. */
+/** A workflow lease this process acquired, and when it asked (its monotonic clock): what the lease keeper starts from. */
 export interface HeldWorkflowLease {
   lease: StoreLease;
   askedAt: number;
@@ -20,7 +20,7 @@ export interface HeldWorkflowLease {
 export async function leaseWorkflow(store: WorkflowStore, workflowId: string, owner: string | undefined, scheduler: Scheduler): Promise<{ store: WorkflowStore; held?: HeldWorkflowLease }> {
   if (!leasesWorkflows(store)) return { store };
   const me = owner ?? `tether-${randomId()}`;
-  const askedAt = scheduler.now();
+  const askedAt = monotonicNow(scheduler);
   const lease = await store.lease(workflowId, me);
   if (!lease) {
     const holder = await store.leaseHolder(workflowId).catch(() => undefined);

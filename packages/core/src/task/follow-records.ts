@@ -3,6 +3,7 @@ import { TetherError } from '../errors/tether-error.js';
 import { taskCost } from '../model/cost.js';
 import type { Message, Task } from '../model/types.js';
 import { canLease, type LeasingTaskStore, type StoreLease } from '../store/task-store.js';
+import { monotonicNow } from '../util/scheduler.js';
 import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
 import type { FollowCore } from './follow-core.js';
@@ -19,7 +20,7 @@ import type { Reconciler } from './reconciler.js';
 export function leaseFirst(context: FollowContext, taskId: string, hold: (lease: StoreLease, askedAt: number) => void): Promise<void> | undefined {
   const store = context.store;
   if (!canLease(store)) return undefined;
-  const asked = context.scheduler.now();
+  const asked = monotonicNow(context.scheduler);
   return store.lease(taskId, context.owner).then(async (lease) => {
     if (!lease) throw await leaseHeld(context, taskId);
     hold(lease, asked);

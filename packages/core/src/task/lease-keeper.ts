@@ -1,13 +1,13 @@
 import { DEFAULTS } from '../defaults.js';
 import type { StoreLease } from '../store/task-store.js';
-import type { Scheduler, TimerHandle } from '../util/scheduler.js';
+import { monotonicNow, type Scheduler, type TimerHandle } from '../util/scheduler.js';
 import type { LeaseRunner } from './follow-context.js';
 
 /**
  * Keeps one task's lease while the task is driven (a store that leases tasks: several processes share
  * it). Renews every quarter of the lease's TTL; calls `lost(why)` — once — when a renewal is refused,
- * or when none was confirmed within two thirds of the TTL, on this process's clock, counted from when
- * the last confirmed renewal was sent. A process cut off from the store (its renewals hang or fail)
+ * or when none was confirmed within two thirds of the TTL, on this process's monotonic clock (a wall
+ * clock stepped back must not stretch it), counted from when the last confirmed renewal was sent. A process cut off from the store (its renewals hang or fail)
  * therefore stops before the store can let the lease pass to another process, which it can only do a
  * whole TTL after the last renewal it applied.
  */
@@ -17,7 +17,7 @@ export class LeaseKeeper implements LeaseRunner {
   private stopped = false;
 
   /**
-   * Starts keeping `lease`, asked for at `askedAt` (this process's clock). The lease's fencing token
+   * Starts keeping `lease`, asked for at `askedAt` (this process's monotonic clock: `monotonicNow`). The lease's fencing token
    * stays readable after it was lost: writes of a former holder carry it and are refused.
    */
   constructor(
@@ -35,13 +35,13 @@ export class LeaseKeeper implements LeaseRunner {
       this.deadline = scheduler.setTimeout(() => {
         this.deadline = undefined;
         if (this.stopped) return;
-        if (scheduler.now() - confirmed >= grace) this.lose(`no renewal of its lease was confirmed within ${grace} ms (the store is unreachable?)`);
+        if (monotonicNow(scheduler) - confirmed >= grace) this.lose(`no renewal of its lease was confirmed within ${grace} ms (the store is unreachable?)`);
         else armDeadline();
-      }, Math.max(1, confirmed + grace - scheduler.now()));
+      }, Math.max(1, confirmed + grace - monotonicNow(scheduler)));
     };
     const renew = (): void => {
       this.renewTimer = undefined;
-      const asked = scheduler.now();
+      const asked = monotonicNow(scheduler);
       void lease.renew().then(
         (held) => {
           if (this.stopped) return;

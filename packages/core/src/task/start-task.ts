@@ -14,6 +14,7 @@ import { checkTags } from './tags.js';
 import { leaseHeld } from './follow-records.js';
 import type { TaskEvent } from './task-event.js';
 import { FollowTrace, TaskWatch } from '../observe/task-watch.js';
+import { monotonicNow } from '../util/scheduler.js';
 
 /**
  * What the engine reports to a task's handle: the follower exists before its handle, so the handle is
@@ -153,7 +154,7 @@ export async function resumeTask(
   refuseUnkeptWithTabs(context, options.keepArtifacts);
   // Several processes share the store: the lease first, then the record, read as its holder (a former
   // holder's later writes are fenced out, so what is read here is not overwritten by one).
-  const asked = scheduler.now();
+  const asked = monotonicNow(scheduler);
   const lease = canLease(store) ? await store.lease(taskId, context.owner) : undefined;
   if (canLease(store) && !lease) {
     if (how.skipLeased) return undefined;

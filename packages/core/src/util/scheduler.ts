@@ -6,17 +6,30 @@ export type TimerHandle = unknown;
  * silence" in milliseconds and so nothing depends on the host's globals.
  */
 export interface Scheduler {
+  /** The wall clock (epoch ms): for timestamps written to records and events. It may step either way. */
   now(): number;
+  /**
+   * A clock that never steps (ms from any origin), for local deadlines: leases, retry budgets, timeouts,
+   * probes, poll cadences (G14). Left out: `now()` serves (a scheduler of your own, e.g. a test's manual
+   * clock, whose time only moves forward).
+   */
+  monotonic?(): number;
   setTimeout(callback: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The real clock and timers. */
+/** The real clock and timers; deadlines on `performance.now()`. */
 export const realScheduler: Scheduler = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/** The scheduler's clock for local deadlines: `monotonic()`, or `now()` when it has none. */
+export function monotonicNow(scheduler: Scheduler): number {
+  return scheduler.monotonic ? scheduler.monotonic() : scheduler.now();
+}
 
 /**
  * Waits `ms` on the scheduler; resolves early with `false` if the signal aborts (never rejects),
