@@ -9,7 +9,7 @@ import { DEFAULTS } from '../defaults.js';
 import { RESILIENCE_DEFAULTS } from '../task/resilience.js';
 import type { TaskEvent, TaskView } from '../task/task-event.js';
 import type { TaskHandle } from '../task/task-handle.js';
-import { sleep, type Scheduler } from '../util/scheduler.js';
+import { monotonicNow, sleep, type Scheduler } from '../util/scheduler.js';
 import type { ActionDesk } from './action-desk.js';
 import { hopBudget, type BudgetClock } from './budget-clock.js';
 import type { CancelPropagation } from './cancel-propagation.js';
@@ -193,12 +193,12 @@ export class HopAttempts {
    * the lease is someone's who is alive, and the error stands.
    */
   private async resumeWhenFree(resume: () => Promise<TaskHandle>): Promise<TaskHandle> {
-    const until = this.p.scheduler.now() + 2 * DEFAULTS.leaseMs;
+    const until = monotonicNow(this.p.scheduler) + 2 * DEFAULTS.leaseMs;
     for (let wait = 250; ; wait = Math.min(wait * 2, 2_000)) {
       try {
         return await resume();
       } catch (error) {
-        if (!isTetherError(error) || error.code !== 'LEASE_HELD' || this.p.stopped() || this.p.scheduler.now() + wait > until) throw error;
+        if (!isTetherError(error) || error.code !== 'LEASE_HELD' || this.p.stopped() || monotonicNow(this.p.scheduler) + wait > until) throw error;
       }
       await sleep(this.p.scheduler, wait);
     }

@@ -1,5 +1,5 @@
 import { isTetherError } from '../errors/tether-error.js';
-import { sleep, type Scheduler } from '../util/scheduler.js';
+import { monotonicNow, sleep, type Scheduler } from '../util/scheduler.js';
 import { moveNode } from './node-moves.js';
 import type { CheckpointRecord, NodeRecord, NodeState, WorkflowRecord } from './workflow-record.js';
 import type { WorkflowStore } from './workflow-store.js';
@@ -70,12 +70,12 @@ export class Journal {
 
   private async saveCopy(copy: WorkflowRecord): Promise<void> {
     const retry = this.retry;
-    const until = retry ? retry.scheduler.now() + retry.budgetMs : 0;
+    const until = retry ? monotonicNow(retry.scheduler) + retry.budgetMs : 0;
     for (let wait = 250; ; wait = Math.min(wait * 2, 2_000)) {
       try {
         return await this.store.save(copy);
       } catch (error) {
-        const again = retry !== undefined && isTetherError(error) && error.code === 'STORE_UNAVAILABLE' && retry.canRetry() && retry.scheduler.now() + wait <= until;
+        const again = retry !== undefined && isTetherError(error) && error.code === 'STORE_UNAVAILABLE' && retry.canRetry() && monotonicNow(retry.scheduler) + wait <= until;
         if (!again) throw error;
       }
       await sleep(retry.scheduler, wait);

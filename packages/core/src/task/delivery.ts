@@ -1,7 +1,7 @@
 import { A2AError, MethodNotFoundError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { Message, Task } from '../model/types.js';
-import { sleep } from '../util/scheduler.js';
+import { monotonicNow, sleep } from '../util/scheduler.js';
 import type { FollowContext } from './follow-context.js';
 import type { RequestLimiter } from './request-limiter.js';
 import { RetryBudget } from './retry-budget.js';
@@ -85,7 +85,7 @@ export async function findDelivered(
   }
   const has = (task: Task): boolean => task.history.some((m) => m.messageId === message.messageId);
   const budget = new RetryBudget(resilience, scheduler, context.random);
-  const deadline = scheduler.now() + resilience.lostSendLookupMs;
+  const deadline = monotonicNow(scheduler) + resilience.lostSendLookupMs;
   let gap = FIRST_LOOK_GAP_MS;
   let looks = 0;
   for (;;) {
@@ -136,7 +136,7 @@ export async function findDelivered(
     }
     looks++;
     // Not there (yet): the agent may still be storing it. Look again until the budget is spent.
-    const left = deadline - scheduler.now();
+    const left = deadline - monotonicNow(scheduler);
     if (left <= 0) {
       return unknown(context, message, `it was not found in ${looks} look${looks === 1 ? '' : 's'} over ${resilience.lostSendLookupMs} ms (lostSendLookupMs)`);
     }

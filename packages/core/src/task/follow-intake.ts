@@ -1,6 +1,7 @@
 import { isTerminalState } from '../model/task-state.js';
 import type { Task } from '../model/types.js';
 import type { StreamItem } from '../transport/event-feed.js';
+import { monotonicNow } from '../util/scheduler.js';
 import type { FollowCore } from './follow-core.js';
 import type { FollowEnv } from './follow-state.js';
 import type { RetryDecision } from './retry-budget.js';
@@ -76,16 +77,20 @@ export function applyBatch(core: FollowCore, conn: StreamSession, batch: StreamI
 
 /**
  * What the reducer reads of the world, made once per follow: the rest is read when the reducer asks;
- * `now` is the clock's reading as the loop hands the reducer an input (one reading per input). A class,
+ * `now` is the monotonic clock's reading as the loop hands the reducer an input (one reading per input). A class,
  * so its getters live on the prototype: one small object per follow, no closure per getter.
  */
-class CoreEnv implements FollowEnv {
+class CoreEnv implements ReducerEnv {
   now = 0;
   readonly resilience: FollowEnv['resilience'];
   readonly random: () => number;
   constructor(private readonly core: FollowCore) {
     this.resilience = core.context.resilience;
     this.random = core.context.random;
+  }
+  tick(): FollowEnv {
+    this.now = monotonicNow(this.core.context.scheduler);
+    return this;
   }
   get taskId(): string {
     return this.core.taskId ?? '';
@@ -110,7 +115,13 @@ class CoreEnv implements FollowEnv {
   }
 }
 
+/** The reducer's {@link FollowEnv} of one follow; `tick()` reads the clock for the next input. */
+export interface ReducerEnv extends FollowEnv {
+  /** Reads `now` (monotonic: every time the reducer keeps is a local deadline, G14). */
+  tick(): FollowEnv;
+}
+
 /** The reducer's {@link FollowEnv} of one follow. */
-export function reducerEnv(core: FollowCore): FollowEnv {
+export function reducerEnv(core: FollowCore): ReducerEnv {
   return new CoreEnv(core);
 }

@@ -6,11 +6,11 @@ import { leaseFirst, recordEnd, unacknowledged } from './follow-records.js';
 import { cancelAndWatch, inputTimeout, leaseLost, replyRefused, stronger } from './follow-commands.js';
 import type { FollowContext, LeaseRunner, PushRunner } from './follow-context.js';
 import type { FollowCore } from './follow-core.js';
-import { absorbSnapshot, reducerEnv } from './follow-intake.js';
+import { absorbSnapshot, reducerEnv, type ReducerEnv } from './follow-intake.js';
 import { runStep, sessionHostOf } from './follow-steps.js';
 import { InputWait } from './input-wait.js';
 import { deferred, LazyResult, type CancelOptions, type CancelOutcome, type FollowerSink, type FollowOptions, type PendingSend, type StartAck } from './follow-types.js';
-import { initialState, isOver, reduce, type DeliveryMode, type FollowEnv, type FollowInput, type FollowState } from './follow-state.js';
+import { initialState, isOver, reduce, type DeliveryMode, type FollowInput, type FollowState } from './follow-state.js';
 import type { Outcome } from './phase.js';
 import { asTetherError } from './classify.js';
 import { Reconciler } from './reconciler.js';
@@ -59,7 +59,7 @@ export class TaskFollower implements FollowCore {
   /** The fencing token of the lease taken for this task: every write carries it, also after the lease was lost. */
   private fence: number | undefined;
   private sessionHost: SessionHost | undefined;
-  private env: FollowEnv | undefined;
+  private env: ReducerEnv | undefined;
   /** Tabs (a coordinator): this follow's link to the other tabs of the task (it drives, or mirrors a driver). */
   private tabs: TabLink | undefined;
   /** Resolves once the task's record is stored (G1). */
@@ -81,7 +81,7 @@ export class TaskFollower implements FollowCore {
       if (timeout) this.interrupt(timeout);
     });
     const streaming = context.client.agent.streaming;
-    this.current = initialState(scheduler.now(), resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming }, options.delivery === 'poll');
+    this.current = initialState((this.env ??= reducerEnv(this)).tick().now, resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming }, options.delivery === 'poll');
     if (resume) {
       this.reconciler = new Reconciler(resume.taskId, resume.contextId, undefined, options.keepArtifacts !== false, context.gate?.());
       this.records = RecordKeeper.resume(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
@@ -302,8 +302,7 @@ export class TaskFollower implements FollowCore {
 
   /** Replaces the state with the reducer's next one, and runs its effects in order. */
   dispatch(input: FollowInput): void {
-    const env = (this.env ??= reducerEnv(this));
-    env.now = this.context.scheduler.now();
+    const env = (this.env ??= reducerEnv(this)).tick();
     const { state, effects } = reduce(this.current, input, env);
     this.current = state;
     for (const effect of effects) {

@@ -1,4 +1,4 @@
-import type { Scheduler, TimerHandle } from '../util/scheduler.js';
+import { monotonicNow, type Scheduler, type TimerHandle } from '../util/scheduler.js';
 
 /**
  * Fires once a live stream has been silent for `ms` (A2A agents send no heartbeats, so silence
@@ -18,13 +18,13 @@ export class IdleTimer {
 
   /** Starts a silence window now (0 ms disables the probe). */
   start(): void {
-    this.last = this.scheduler.now();
+    this.last = monotonicNow(this.scheduler);
     if (this.timer === undefined && this.ms > 0) this.arm(this.ms);
   }
 
   /** Something arrived: the silence starts again from now. */
   touch(): void {
-    this.last = this.scheduler.now();
+    this.last = monotonicNow(this.scheduler);
   }
 
   stop(): void {
@@ -38,7 +38,7 @@ export class IdleTimer {
 
   private elapsed(): void {
     this.timer = undefined;
-    const remaining = this.last + this.ms - this.scheduler.now();
+    const remaining = this.last + this.ms - monotonicNow(this.scheduler);
     if (remaining > 0) this.arm(remaining);
     else this.onSilence();
   }

@@ -7,12 +7,19 @@ import { RequestLimiter } from './request-limiter.js';
 import { RESILIENCE_DEFAULTS } from './resilience.js';
 import { RetryBudget } from './retry-budget.js';
 
-/** A clock that moves only when told to; timers fire in order as it moves. */
+/**
+ * A clock that moves only when told to; timers fire in order as it moves. `monotonic()` is its time;
+ * `now()`, the wall clock, is that plus `wall`, which a test may step either way.
+ */
 class Clock implements Scheduler {
   time = 0;
+  wall = 0;
   private seq = 0;
   private readonly timers = new Map<number, { at: number; fn: () => void }>();
   now(): number {
+    return this.time + this.wall;
+  }
+  monotonic(): number {
     return this.time;
   }
   setTimeout(fn: () => void, ms: number): number {
@@ -205,5 +212,39 @@ describe('InputWait: the wait for a human', () => {
     expect(wait.lookAgainMs('auth-required')).toBe(10_000);
     expect(wait.lookAgainMs('input-required')).toBeUndefined();
     expect(new InputWait(new Clock(), undefined, 0, () => undefined).lookAgainMs('auth-required')).toBeUndefined();
+  });
+});
+
+describe('deadlines on the monotonic clock: a wall clock that steps changes none of them (G14)', () => {
+  it('RetryBudget: maxElapsedMs counts monotonic time, whatever the wall clock does', () => {
+    const clock = new Clock();
+    const budget = new RetryBudget({ ...options, maxElapsedMs: 1_000 }, clock, () => 0);
+    expect(budget.fail().retry).toBe(true);
+    clock.time += 900;
+    clock.wall -= 60_000;
+    expect(budget.fail(200)).toMatchObject({ retry: false, reason: '1000 ms of failures' });
+    const forward = new RetryBudget({ ...options, maxElapsedMs: 1_000 }, clock, () => 0);
+    expect(forward.fail().retry).toBe(true);
+    clock.wall += 3_600_000;
+    expect(forward.fail().retry).toBe(true);
+  });
+
+  it('IdleTimer: the silence window ends on time though the wall clock stepped back', () => {
+    const clock = new Clock();
+    let fired = 0;
+    const idle = new IdleTimer(clock, 30_000, () => fired++);
+    idle.start();
+    clock.advance(10_000);
+    clock.wall -= 60_000;
+    clock.advance(20_000);
+    expect(fired).toBe(1);
+  });
+
+  it('RequestLimiter: the window does not stretch when the wall clock steps back', async () => {
+    const clock = new Clock();
+    const limiter = new RequestLimiter(3, 1_000, clock);
+    for (let i = 0; i < 2; i++) await limiter.acquire(); // the burst
+    clock.wall -= 60_000;
+    expect(limiter.waitMs()).toBeLessThanOrEqual(1_000);
   });
 });

@@ -1,4 +1,4 @@
-import { sleep, type Scheduler } from '../util/scheduler.js';
+import { monotonicNow, sleep, type Scheduler } from '../util/scheduler.js';
 
 /**
  * The request-rate ceiling of one followed task: at most `max` requests in any window of `windowMs`,
@@ -27,7 +27,7 @@ export class RequestLimiter {
     this.burst = Math.max(1, Math.min(2, max - 1));
     this.rate = max > this.burst ? (max - this.burst) / windowMs : 0;
     this.tokens = this.burst;
-    this.refilledAt = scheduler.now();
+    this.refilledAt = monotonicNow(scheduler);
   }
 
   private refill(now: number): void {
@@ -37,7 +37,7 @@ export class RequestLimiter {
 
   /** How long the next request must wait (0 = now). */
   waitMs(): number {
-    const now = this.scheduler.now();
+    const now = monotonicNow(this.scheduler);
     this.refill(now);
     const windowWait = this.times.length < this.max ? 0 : Math.max(0, (this.times[0] as number) + this.windowMs - now);
     const tokenWait = this.rate === 0 || this.tokens >= 1 ? 0 : Math.ceil((1 - this.tokens) / this.rate);
@@ -56,7 +56,7 @@ export class RequestLimiter {
     }
     if (signal?.aborted) return false;
     if (this.rate > 0) this.tokens = Math.max(0, this.tokens - 1);
-    this.times.push(this.scheduler.now());
+    this.times.push(monotonicNow(this.scheduler));
     if (this.times.length > this.max) this.times.shift();
     return true;
   }

@@ -1,4 +1,4 @@
-import type { Scheduler } from '../util/scheduler.js';
+import { monotonicNow, type Scheduler } from '../util/scheduler.js';
 
 /** Backoff settings (see `RESILIENCE_DEFAULTS`). */
 export interface RetryBudgetOptions {
@@ -47,7 +47,7 @@ export class RetryBudget {
 
   /** Records a failure and says whether (and after how long) to try again. */
   fail(retryAfterMs?: number): RetryDecision {
-    const now = this.scheduler.now();
+    const now = monotonicNow(this.scheduler);
     this.streakStart ??= now;
     const attempt = ++this.failures;
     if (attempt > this.options.maxAttempts) {

@@ -1,6 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
 import type { StoreWriteOptions, TaskRecord, TaskStore } from '../store/task-store.js';
-import { sleep, type Scheduler } from '../util/scheduler.js';
+import { monotonicNow, sleep, type Scheduler } from '../util/scheduler.js';
 
 /** The fields of a task's record that change while it is followed. */
 export type RecordChange = Partial<
@@ -107,7 +107,7 @@ export class StoreWriter {
     if (!first || this.blocked) return;
     let change: RecordChange = first;
     const { scheduler } = this.options;
-    const firstFailure = scheduler.now();
+    const firstFailure = monotonicNow(scheduler);
     let delay: number = RETRY.firstDelayMs;
     for (let attempt = 1; ; attempt++) {
       const written = change;
@@ -117,7 +117,7 @@ export class StoreWriter {
         return;
       } catch (error) {
         const typed = storeWriteFailed(this.taskId, error);
-        if (!typed.isRetryable || scheduler.now() + delay - firstFailure > RETRY.windowMs) {
+        if (!typed.isRetryable || monotonicNow(scheduler) + delay - firstFailure > RETRY.windowMs) {
           this.failed(typed);
           return;
         }

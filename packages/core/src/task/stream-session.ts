@@ -2,7 +2,7 @@ import type { TetherError } from '../errors/tether-error.js';
 import { isTerminalState } from '../model/task-state.js';
 import type { Task, TaskState } from '../model/types.js';
 import type { EventFeed, StreamItem } from '../transport/event-feed.js';
-import type { Scheduler } from '../util/scheduler.js';
+import { monotonicNow, type Scheduler } from '../util/scheduler.js';
 import { asTetherError, refusesSubscription, streamMendable } from './classify.js';
 import type { EngineClient } from './follow-context.js';
 import { IdleTimer } from './idle-probe.js';
@@ -121,7 +121,7 @@ export class StreamSession {
     idle.start();
     // v1.0 promises a Task snapshot as a subscription's first event: silence soon after asking is suspect.
     const promised = client.agent.subscribeSnapshot && lastEventId === undefined && resilience.firstEventProbeMs > 0;
-    let due = promised ? scheduler.now() + resilience.firstEventProbeMs : undefined;
+    let due = promised ? monotonicNow(scheduler) + resilience.firstEventProbeMs : undefined;
     const early =
       due === undefined
         ? undefined
@@ -212,7 +212,7 @@ export class StreamSession {
     this.early = scheduler.setTimeout(() => {
       this.firstEventDue = undefined;
       if (this.fresh) this.probe();
-    }, Math.max(0, due - scheduler.now()));
+    }, Math.max(0, due - monotonicNow(scheduler)));
   }
 
   private stopWatching(): void {
