@@ -7,7 +7,7 @@ import {
   TaskNotFoundError,
   VersionNotSupportedError,
 } from './a2a-errors.js';
-import { parseAgentError, statusAgentError } from './error-body.js';
+import { parseAgentError } from './error-body.js';
 import { TetherError } from './tether-error.js';
 
 describe('TetherError', () => {
@@ -103,26 +103,6 @@ describe('parseAgentError', () => {
   it('yields the VersionNotSupported class for -32009', () => {
     const parsed = parseAgentError({ error: { code: -32009, message: 'A2A-Version missing' } });
     expect(parsed && createA2AError(parsed.a2aCode, parsed.message)).toBeInstanceOf(VersionNotSupportedError);
-  });
-});
-
-describe('statusAgentError: a google.rpc.Status without ErrorInfo (issue 33)', () => {
-  it('reads the status name, else the HTTP code, as the A2A code it stands for; anything else is -32603', () => {
-    const of = (error: unknown) => statusAgentError({ error })?.a2aCode;
-    expect(of({ code: 404, status: 'NOT_FOUND', message: 'gone', details: [] })).toBe(-32001);
-    expect(of({ code: 400, status: 'INVALID_ARGUMENT' })).toBe(-32602);
-    expect(of({ code: 400, status: 'FAILED_PRECONDITION' })).toBe(-32004);
-    expect(of({ status: 'UNIMPLEMENTED' })).toBe(-32004);
-    expect(of({ code: 501 })).toBe(-32004);
-    expect(of({ code: 404 })).toBe(-32001);
-    expect(of({ code: 500, status: 'INTERNAL' })).toBe(-32603);
-    expect(of({ code: 503, status: 'UNAVAILABLE' })).toBe(-32603);
-    expect(statusAgentError({ error: { code: 404, status: 'NOT_FOUND', message: 'gone' } })).toEqual({ a2aCode: -32001, message: 'gone' });
-    expect(statusAgentError({ error: { status: 'NOT_FOUND' } })?.message).toBe('NOT_FOUND');
-  });
-
-  it('is not a Status: undefined', () => {
-    for (const body of [undefined, 'x', {}, { error: 'boom' }, { error: {} }, { error: { code: '404' } }, { status: 'NOT_FOUND' }]) expect(statusAgentError(body)).toBeUndefined();
   });
 });
 

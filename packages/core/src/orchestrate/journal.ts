@@ -1,5 +1,6 @@
 import { isTetherError } from '../errors/tether-error.js';
-import { monotonicNow, sleep, type Scheduler } from '../util/scheduler.js';
+import { sleep, type Scheduler } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 import { moveNode } from './node-moves.js';
 import type { CheckpointRecord, NodeRecord, NodeState, WorkflowRecord } from './workflow-record.js';
 import type { WorkflowStore } from './workflow-store.js';

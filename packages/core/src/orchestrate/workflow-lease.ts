@@ -2,7 +2,8 @@ import { TetherError } from '../errors/tether-error.js';
 import { randomId } from '../model/message-input.js';
 import type { StoreLease } from '../store/task-store.js';
 import { LeaseKeeper } from '../task/lease-keeper.js';
-import { monotonicNow, type Scheduler } from '../util/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 import type { WorkflowRecord } from './workflow-record.js';
 import { leasesWorkflows, type WorkflowStore } from './workflow-store.js';
 

@@ -1,7 +1,8 @@
 import { A2AError, MethodNotFoundError } from '../errors/a2a-errors.js';
 import { TetherError } from '../errors/tether-error.js';
 import type { Message, Task } from '../model/types.js';
-import { monotonicNow, sleep } from '../util/scheduler.js';
+import { sleep } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 import type { FollowContext } from './follow-context.js';
 import type { RequestLimiter } from './request-limiter.js';
 import { RetryBudget } from './retry-budget.js';

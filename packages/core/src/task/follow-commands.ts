@@ -66,6 +66,7 @@ export async function cancelAndWatch(core: FollowCore, options: CancelOptions): 
   const call = { traceContext: core.options.traceContext, ...given };
   const asked: CancelRecord = { requestedAt: scheduler.now(), reason, ...(principal === undefined ? {} : { by: principal }) };
   core.persist({ cancel: asked });
+  const look = (): Promise<Task> => client.getTask(r.taskId, { signal: call.signal, traceContext: call.traceContext });
   let answer: Task;
   let answerLost: TetherError | undefined;
   try {
@@ -78,14 +79,14 @@ export async function cancelAndWatch(core: FollowCore, options: CancelOptions): 
     if (transient(error) && error.maybeDelivered) answerLost = error;
     else if (!(error instanceof TaskNotCancelableError)) throw error;
     try {
-      answer = await client.getTask(r.taskId, { signal: call.signal, traceContext: call.traceContext });
+      answer = await look();
     } catch (lookError) {
       throw answerLost ?? lookError;
     }
   }
   if (!core.finished && (core.session === undefined || !isTerminalState(answer.status.state))) {
     // Nothing open would show the outcome (or the agent says it is still stopping): ask.
-    const seen = isTerminalState(answer.status.state) ? await client.getTask(r.taskId, { signal: call.signal, traceContext: call.traceContext }) : answer;
+    const seen = isTerminalState(answer.status.state) ? await look() : answer;
     if (!core.finished && isTerminalState(seen.status.state)) {
       absorbSnapshot(core, seen, false);
       core.interrupt({ type: 'state-changed' });
@@ -95,5 +96,5 @@ export async function cancelAndWatch(core: FollowCore, options: CancelOptions): 
   const state = r.state;
   const confirmed = state === 'canceled';
   core.persist({ cancel: { ...asked, confirmed, seenState: state } });
-  return answerLost ? { requested: true, confirmed, state, answerLost } : { requested: true, confirmed, state };
+  return { requested: true, confirmed, state, answerLost };
 }

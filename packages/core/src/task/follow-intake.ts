@@ -1,7 +1,7 @@
 import { isTerminalState } from '../model/task-state.js';
 import type { Task } from '../model/types.js';
 import type { StreamItem } from '../transport/event-feed.js';
-import { monotonicNow } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 import type { FollowCore } from './follow-core.js';
 import type { FollowEnv } from './follow-state.js';
 import type { RetryDecision } from './retry-budget.js';

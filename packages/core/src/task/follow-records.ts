@@ -3,7 +3,7 @@ import { TetherError } from '../errors/tether-error.js';
 import { taskCost } from '../model/cost.js';
 import type { Message, Task } from '../model/types.js';
 import { canLease, type LeasingTaskStore, type StoreLease } from '../store/task-store.js';
-import { monotonicNow } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
 import type { FollowCore } from './follow-core.js';

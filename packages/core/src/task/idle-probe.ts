@@ -1,4 +1,5 @@
-import { monotonicNow, type Scheduler, type TimerHandle } from '../util/scheduler.js';
+import type { Scheduler, TimerHandle } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 
 /**
  * Fires once a live stream has been silent for `ms` (A2A agents send no heartbeats, so silence

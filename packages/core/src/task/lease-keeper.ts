@@ -1,6 +1,7 @@
 import { DEFAULTS } from '../defaults.js';
 import type { StoreLease } from '../store/task-store.js';
-import { monotonicNow, type Scheduler, type TimerHandle } from '../util/scheduler.js';
+import type { Scheduler, TimerHandle } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 import type { LeaseRunner } from './follow-context.js';
 
 /**

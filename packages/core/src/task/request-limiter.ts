@@ -1,4 +1,5 @@
-import { monotonicNow, sleep, type Scheduler } from '../util/scheduler.js';
+import { sleep, type Scheduler } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 
 /**
  * The request-rate ceiling of one followed task: at most `max` requests in any window of `windowMs`,

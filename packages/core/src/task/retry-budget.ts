@@ -1,4 +1,5 @@
-import { monotonicNow, type Scheduler } from '../util/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 
 /** Backoff settings (see `RESILIENCE_DEFAULTS`). */
 export interface RetryBudgetOptions {

@@ -14,7 +14,7 @@ import { checkTags } from './tags.js';
 import { leaseHeld } from './follow-records.js';
 import type { TaskEvent } from './task-event.js';
 import { FollowTrace, TaskWatch } from '../observe/task-watch.js';
-import { monotonicNow } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 
 /**
  * What the engine reports to a task's handle: the follower exists before its handle, so the handle is

@@ -1,6 +1,7 @@
 import { TetherError } from '../errors/tether-error.js';
 import type { StoreWriteOptions, TaskRecord, TaskStore } from '../store/task-store.js';
-import { monotonicNow, sleep, type Scheduler } from '../util/scheduler.js';
+import { sleep, type Scheduler } from '../util/scheduler.js';
+import { monotonicNow } from '../util/monotonic-now.js';
 
 /** The fields of a task's record that change while it is followed. */
 export type RecordChange = Partial<

@@ -93,35 +93,35 @@ class StreamIterator<T> implements AsyncIterator<T> {
 
   private async fill(): Promise<IteratorResult<T>> {
     if (this.finished) return { value: undefined, done: true };
+    let batch: StreamItem[] | null;
+    let broke: unknown;
     try {
       this.feed ??= await this.source.open();
-      const batch = await this.feed.read();
-      if (batch === null) {
-        const feed = this.feed;
-        this.finish();
-        if (!feed.complete) {
-          throw new TetherError(
-            'STREAM_INTERRUPTED',
-            `the stream ended after ${feed.count} event(s), before the task reached a terminal or interrupted state`,
-            feed.errorContext(),
-          );
-        }
-        return { value: undefined, done: true };
-      }
-      this.batch = batch;
-      this.index = 1;
-      return { value: this.map(batch[0] as StreamItem), done: false };
+      batch = await this.feed.read();
     } catch (error) {
-      const feed = this.feed;
-      this.finish();
-      // A connection that broke mid-stream, on any binding: the stream was interrupted — or, once an event
-      // let it end, it simply ended.
-      if (feed && error instanceof TetherError && error.code === 'NETWORK') {
-        if (feed.complete) return { value: undefined, done: true };
-        throw new TetherError('STREAM_INTERRUPTED', `the connection broke after ${feed.count} event(s), before the task reached a terminal or interrupted state`, { ...feed.errorContext(), cause: error });
+      // A connection that broke mid-stream (on any binding) ends it as a clean close does.
+      if (!this.feed || (error as TetherError | undefined)?.code !== 'NETWORK') {
+        this.finish();
+        throw error;
       }
-      throw error;
+      batch = null;
+      broke = error;
     }
+    const feed = this.feed;
+    if (batch === null) {
+      this.finish();
+      if (!feed.complete) {
+        throw new TetherError(
+          'STREAM_INTERRUPTED',
+          `the stream ended after ${feed.count} event(s), before the task reached a terminal or interrupted state`,
+          { ...feed.errorContext(), cause: broke },
+        );
+      }
+      return { value: undefined, done: true };
+    }
+    this.batch = batch;
+    this.index = 1;
+    return { value: this.map(batch[0] as StreamItem), done: false };
   }
 
   private finish(): void {

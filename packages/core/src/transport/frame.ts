@@ -1,5 +1,5 @@
 import { createA2AError } from '../errors/a2a-errors.js';
-import { parseAgentError, statusAgentError } from '../errors/error-body.js';
+import { parseAgentError, type ParsedAgentError } from '../errors/error-body.js';
 import { parseCause, quotable, quotableAgentError, quotableHead } from '../errors/quote-answer.js';
 import { TetherError, type ErrorContext } from '../errors/tether-error.js';
 import { snippet } from '../http/read-body.js';
@@ -58,9 +58,12 @@ export function decodeFrameEvent(payload: unknown, dialect: Dialect, index: numb
   }
 }
 
-/** An `event: error` frame or a JSON-RPC error inside a stream, as the same typed error as a unary one. */
-export function streamError(json: unknown, frame: SseEvent, context: () => ErrorContext, secrets: readonly string[]): TetherError {
-  const parsed = parseAgentError(json) ?? statusAgentError(json);
+/**
+ * An `event: error` frame or a JSON-RPC error inside a stream, as the same typed error as a unary one;
+ * `fallback` reads what is not an A2A error body (HTTP+JSON: a google.rpc.Status without ErrorInfo).
+ */
+export function streamError(json: unknown, frame: SseEvent, context: () => ErrorContext, secrets: readonly string[], fallback?: (json: unknown) => ParsedAgentError | undefined): TetherError {
+  const parsed = parseAgentError(json) ?? fallback?.(json);
   if (parsed) {
     const agentError = quotableAgentError(parsed, secrets);
     return createA2AError(agentError.a2aCode, agentError.message, {

@@ -17,6 +17,7 @@ import { checkId, type IdKind } from './check-id.js';
 import { decodeOrThrow } from './decode-or-throw.js';
 import { SseEventFeed, type EventFeed } from './event-feed.js';
 import { decodeFrameEvent, parseFrame, streamError, type FrameDecoder } from './frame.js';
+import { statusAgentError } from './status-error.js';
 import { isObject } from '../util/is-object.js';
 import type { CallOptions, GetTaskCallOptions, ListTasksQuery, SubscribeOptions, Transport } from './transport.js';
 import { dialectOf, protocolHeaders, type TransportContext } from './transport-context.js';
@@ -33,8 +34,7 @@ class RestFrameDecoder implements FrameDecoder {
   decode(frame: SseEvent, index: number, context: () => ErrorContext): StreamEvent {
     const { secrets } = this;
     const json = parseFrame(frame, index, context, secrets);
-    if (frame.event === 'error') throw streamError(json, frame, context, secrets);
-    if (isObject(json) && 'error' in json && !('task' in json)) throw streamError(json, frame, context, secrets);
+    if (frame.event === 'error' || (isObject(json) && 'error' in json && !('task' in json))) throw streamError(json, frame, context, secrets, statusAgentError);
     return decodeFrameEvent(json, this.dialect, index, context, secrets);
   }
 }

@@ -26,10 +26,6 @@ export const realScheduler: Scheduler = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-/** The scheduler's clock for local deadlines: `monotonic()`, or `now()` when it has none. */
-export function monotonicNow(scheduler: Scheduler): number {
-  return scheduler.monotonic ? scheduler.monotonic() : scheduler.now();
-}
 
 /**
  * Waits `ms` on the scheduler; resolves early with `false` if the signal aborts (never rejects),
