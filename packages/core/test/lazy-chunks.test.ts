@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../src/index.js';
-import { json, startScriptedServer, v1Card, type ScriptedServer } from './helpers/scripted-server.js';
+import { json, rpcFrame, sse, startScriptedServer, v1Card, type ScriptedServer } from './helpers/scripted-server.js';
 
 // The task engine and the card reader are most of what a web app would load before its first request,
 // and neither is needed before the card is read: connect() imports both as it asks for the card (issue
@@ -116,5 +116,42 @@ describe('loading the task engine and the card reader', () => {
     reader.failuresLeft = 0;
     const client = await connect(server.url, { cardCache: false });
     expect(client.card.name).toBe('scripted');
+  });
+});
+
+describe("a raw stream's iteration comes with the task engine's code", () => {
+  beforeEach(() => {
+    server.on('POST /rpc', (req, res) => {
+      const rpc = JSON.parse(req.body) as { method: string };
+      if (rpc.method === 'SendStreamingMessage') sse(res, [rpcFrame({ task: done })]);
+      else json(res, 200, { jsonrpc: '2.0', id: (JSON.parse(req.body) as { id: number }).id, result: done });
+    });
+  });
+
+  it('an engine that does not load: the first next() rejects with a NETWORK error naming it, nothing sent; the next stream loads it again', async () => {
+    const { connect, TetherError } = await freshCore();
+    engine.failuresLeft = Number.POSITIVE_INFINITY;
+    const client = await connect(server.url, { cardCache: false });
+    const error = await client.streamMessage('hi')[Symbol.asyncIterator]().next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TetherError);
+    expect(error).toMatchObject({ code: 'NETWORK', maybeDelivered: false });
+    expect((error as Error).message).toMatch(/^could not load Tether's task engine: ./);
+    expect(sent()).toEqual([]);
+    engine.failuresLeft = 0;
+    const events = [];
+    for await (const event of client.streamMessage('hi')) events.push(event);
+    expect(events).toMatchObject([{ kind: 'task', id: 't1', status: { state: 'completed' } }]);
+    expect(sent()).toEqual(['SendStreamingMessage']);
+  });
+
+  it('a stream left before its first next() sends nothing and cannot be iterated again', async () => {
+    const { connect } = await freshCore();
+    const client = await connect(server.url, { cardCache: false });
+    const stream = client.streamMessage('hi');
+    const iterator = stream[Symbol.asyncIterator]();
+    expect(await iterator.return?.()).toEqual({ value: undefined, done: true });
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+    expect(() => stream[Symbol.asyncIterator]()).toThrow(/already iterated/);
+    expect(sent()).toEqual([]);
   });
 });

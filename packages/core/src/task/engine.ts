@@ -7,3 +7,5 @@ export { listRecords, watchRecords } from './records.js';
 export { Observers } from '../observe/observers.js';
 export { logPlugin, warnRootCard } from '../observe/log-plugin.js';
 export { reattach } from './reattach.js';
+// The raw streams' iteration (EventStream) comes with the engine, which connect() loads during the card request.
+export { StreamIterator } from '../transport/stream-iterator.js';

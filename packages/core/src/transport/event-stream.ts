@@ -1,6 +1,8 @@
 import { TetherError } from '../errors/tether-error.js';
 import type { StreamEvent } from '../model/types.js';
 import type { EventFeed, StreamItem } from './event-feed.js';
+import { taskEngine } from '../task/load-engine.js';
+import type { Source } from './stream-iterator.js';
 
 /** Opens the HTTP stream behind an {@link EventStream} (with the stream's own signal). */
 export type FeedOpener = (signal: AbortSignal) => Promise<EventFeed>;
@@ -33,14 +35,14 @@ export class EventStream implements AsyncIterable<StreamEvent> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
-    return new StreamIterator(this.start(), (item) => item.event);
+    return new DeferredIterator(this.start(), (item) => item.event);
   }
 
   /** The events with their SSE ids (`{ event, id }`), for agents that number their events. */
   items(): AsyncIterable<StreamItem> {
     return {
       [Symbol.asyncIterator]: () =>
-        new StreamIterator(this.start(), (item) => item),
+        new DeferredIterator(this.start(), (item) => item),
     };
   }
 
@@ -66,18 +68,14 @@ export class EventStream implements AsyncIterable<StreamEvent> {
   }
 }
 
-interface Source {
-  open(): Promise<EventFeed>;
-  signal: AbortSignal;
-  release(): void;
-}
-
-/** Hands out the events of each batch one by one; awaits the network only when a batch is used up. */
-class StreamIterator<T> implements AsyncIterator<T> {
-  private feed: EventFeed | undefined;
-  private batch: StreamItem[] = [];
-  private index = 0;
-  private finished = false;
+/**
+ * A StreamIterator (stream-iterator.ts), whose code comes with the task engine's (which `connect()` loads
+ * during the card request): a web app's first load does not carry it.
+ */
+class DeferredIterator<T> implements AsyncIterator<T> {
+  private inner: AsyncIterator<T> | undefined;
+  private loading: Promise<AsyncIterator<T>> | undefined;
+  private ended = false;
 
   constructor(
     private readonly source: Source,
@@ -85,55 +83,26 @@ class StreamIterator<T> implements AsyncIterator<T> {
   ) {}
 
   next(): Promise<IteratorResult<T>> {
-    if (this.index < this.batch.length) {
-      return Promise.resolve({ value: this.map(this.batch[this.index++] as StreamItem), done: false });
-    }
-    return this.fill();
-  }
-
-  private async fill(): Promise<IteratorResult<T>> {
-    if (this.finished) return { value: undefined, done: true };
-    let batch: StreamItem[] | null;
-    let broke: unknown;
-    try {
-      this.feed ??= await this.source.open();
-      batch = await this.feed.read();
-    } catch (error) {
-      // A connection that broke mid-stream (on any binding) ends it as a clean close does.
-      if (!this.feed || (error as TetherError | undefined)?.code !== 'NETWORK') {
-        this.finish();
+    if (this.inner) return this.inner.next();
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    this.loading ??= taskEngine.get().then(
+      (m) => (this.inner = new m.StreamIterator(this.source, this.map)),
+      (error: unknown) => {
+        this.end();
         throw error;
-      }
-      batch = null;
-      broke = error;
-    }
-    const feed = this.feed;
-    if (batch === null) {
-      this.finish();
-      if (!feed.complete) {
-        throw new TetherError(
-          'STREAM_INTERRUPTED',
-          `the stream ended after ${feed.count} event(s), before the task reached a terminal or interrupted state`,
-          { ...feed.errorContext(), cause: broke },
-        );
-      }
-      return { value: undefined, done: true };
-    }
-    this.batch = batch;
-    this.index = 1;
-    return { value: this.map(batch[0] as StreamItem), done: false };
-  }
-
-  private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.batch = [];
-    this.feed?.close();
-    this.source.release();
+      },
+    );
+    return this.loading.then((inner) => inner.next());
   }
 
   return(): Promise<IteratorResult<T>> {
-    this.finish();
+    if (this.inner) return this.inner.return?.() ?? Promise.resolve({ value: undefined, done: true });
+    this.end();
     return Promise.resolve({ value: undefined, done: true });
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.source.release();
   }
 }
