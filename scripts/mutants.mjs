@@ -222,7 +222,7 @@ const MUTANTS = [
   {
     name: 'leases: no local deadline (a process cut off from the store drives on)',
     file: task('lease-keeper.ts'),
-    from: 'if (scheduler.now() - confirmed >= grace) this.lose(',
+    from: 'if (monotonicNow(scheduler) - confirmed >= grace) this.lose(',
     to: 'if (false) this.lose(',
     tests: ['packages/core/test/engine-leases.test.ts'],
   },
