@@ -7,7 +7,8 @@ import { partsOf, textOf } from './parts.js';
 import { chunkStream, turnStream, type TurnEnd } from './turn-stream.js';
 
 /**
- * What the chat's `stop()` does to the task behind the answer:
+ * What the chat's `stop()` does to the task behind the answer (only `stop()`: a reload, an unmount, a
+ * navigation and StrictMode's second resume never cancel — they only stop following):
  * - `'cancel'` (default): asks the agent to cancel it (`handle.cancel()`: a request; the agent may
  *   finish anyway — `onStop` is told what was seen), and a reload does not follow it again;
  * - `'detach'`: only stops the stream. The task runs on at the agent, and a reload
@@ -46,6 +47,7 @@ interface Following {
 
 const PROMPT_FALLBACK = '(no text)';
 
+
 /**
  * The AI SDK's `ChatTransport` over A2A with Tether: each user turn is one durable Tether task, tagged
  * in the task store with its chat, so that a reload or a second tab (`useChat({ resume: true })` →
@@ -59,6 +61,10 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
   private clientPromise: Promise<A2AClient> | undefined;
   private readonly connectTo: (() => Promise<A2AClient>) | undefined;
   private readonly following = new Map<string, Following>();
+  /** How many times each chat asked to be followed again (`reconnectToStream`): tells a stop from a newer resume. */
+  private readonly reconnects = new Map<string, number>();
+  /** Per chat abort signal, once aborted: whether it was the chat's `stop()` (else a resume replaced by a newer one). */
+  private readonly verdicts = new WeakMap<AbortSignal, Promise<boolean>>();
   private readonly stopMode: StopMode;
   private readonly onStop: ((report: StopReport) => void) | undefined;
 
@@ -111,7 +117,9 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
       abortSignal: AbortSignal | undefined;
     } & ChatRequestOptions,
   ): Promise<ReadableStream<UIMessageChunk>> {
-    const { chatId, messages, trigger, abortSignal } = options;
+    const { chatId, messages, trigger } = options;
+    const abortSignal = options.abortSignal;
+    this.watchStop(chatId, abortSignal);
     const user = messages.at(-1);
     if (!user || user.role !== 'user') {
       throw new TetherError('INVALID_ARGUMENT', 'A2AChatTransport.sendMessages: the last message is not a user message (nothing to send)', { maybeDelivered: false });
@@ -132,6 +140,10 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
    * `null` when the chat has no task, or its latest one finished, was lost, or was stopped.
    */
   async reconnectToStream(options: { chatId: string; abortSignal?: AbortSignal | undefined } & ChatRequestOptions): Promise<ReadableStream<UIMessageChunk> | null> {
+    // Counted before anything else: the chat aborted the resume this one replaces just before calling.
+    this.reconnects.set(options.chatId, (this.reconnects.get(options.chatId) ?? 0) + 1);
+    const abortSignal = options.abortSignal;
+    this.watchStop(options.chatId, abortSignal);
     const client = await this.client();
     const record = latestTurn(await client.tasks(), options.chatId);
     if (!record || !isActiveRecord(record) || record.cancel !== undefined) return null;
@@ -139,7 +151,7 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
     const handle = await client.resume(record.taskId);
     const replies = repliesOf(record);
     const mapper = new ChunkMapper(assistantMessageId(record.taskId, replies), record.taskId, () => handle.view.contextId, replies > 0 ? shownOf(record) : {});
-    return this.follow(handle, mapper, options.abortSignal);
+    return this.follow(handle, mapper, abortSignal);
   }
 
   /** A new task for the user's message, tagged with its chat. */
@@ -214,10 +226,36 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
         return;
       }
       if (this.following.get(taskId) === held) this.following.delete(taskId);
-      if (end === 'stopped') this.stopTask(handle, taskId);
+      if (end === 'stopped') void this.wasStop(signal).then((stopped) => (stopped ? this.stopTask(handle, taskId) : handle.detach()));
       else if (end === 'detached') handle.detach();
     };
     return turnStream({ handle, mapper, signal, ended });
+  }
+
+  /**
+   * The chat's abort signal, told whether its abort was the chat's `stop()`. The AI SDK aborts a request's
+   * signal in two cases: `stop()`, and a resume (`reconnectToStream`) replaced by a newer one of the same
+   * chat — `useChat({ resume: true })`'s effect run again (StrictMode mounts twice; a remount). It aborts the
+   * older one right before it calls this transport again, in the same synchronous run: so the verdict is
+   * taken a microtask after the abort — a stop when the chat did not ask to be followed again meanwhile.
+   * Anything else that ends a stream (a reload, a navigation, an unmount) never aborts: it only detaches.
+   */
+  private watchStop(chatId: string, signal: AbortSignal | undefined): void {
+    if (!signal || this.verdicts.has(signal)) return;
+    const stopped = new Promise<boolean>((resolve) => {
+      const aborted = (): void => {
+        const asked = this.reconnects.get(chatId) ?? 0;
+        queueMicrotask(() => resolve((this.reconnects.get(chatId) ?? 0) === asked));
+      };
+      if (signal.aborted) aborted();
+      else signal.addEventListener('abort', aborted, { once: true });
+    });
+    this.verdicts.set(signal, stopped);
+  }
+
+  /** Whether the abort of `signal` was the chat's `stop()`; a signal this transport did not watch: yes. */
+  private wasStop(signal: AbortSignal | undefined): Promise<boolean> {
+    return (signal && this.verdicts.get(signal)) ?? Promise.resolve(true);
   }
 
   /** The chat's `stop()`: cancel (reported, a request is not a confirmation) or only stop watching. */

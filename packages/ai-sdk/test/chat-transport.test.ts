@@ -3,7 +3,7 @@ import { ScenarioError, startFaultProxy, startTestAgent, type FaultProxy, type S
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { A2AChatTransport, type StopReport } from '../src/index.js';
-import { chunksOf, deltas, gate, messageOf, TestChat, textOfMessage } from './helpers.js';
+import { chunksOf, deltas, gate, messageOf, TestChat, textOfMessage, when } from './helpers.js';
 
 const RESILIENCE = { initialDelayMs: 20, maxDelayMs: 200, maxElapsedMs: 10_000 };
 
@@ -40,6 +40,24 @@ function sends(agent: TestAgent): { taskId: string | undefined; contextId: strin
 function artifactText(agent: TestAgent, taskId: string): string {
   const task = agent.tasks.get(taskId);
   return (task?.artifacts ?? []).flatMap((a) => a.parts.map((p) => ('text' in p ? p.text : ''))).join('');
+}
+
+/** How many CancelTask requests the agent got. */
+function cancels(agent: TestAgent): number {
+  return agent.requests.filter((r) => ['CancelTask', 'tasks/cancel'].includes(method(r.body) ?? '')).length;
+}
+
+/** Sends `user` as a chat's turn, reads its answer to the gated scenario's gate, then goes away (the page unloads): the partial message. */
+async function readToGate(transport: ChatTransport<UIMessage>, chatId: string, user: UIMessage): Promise<UIMessage> {
+  const reader = (await send(transport, chatId, [user])).getReader();
+  const seen: UIMessageChunk[] = [];
+  while (!deltas(seen).includes('part-5; ')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('the stream ended before the gate');
+    seen.push(value);
+  }
+  await reader.cancel();
+  return (await messageOf(seen)) as UIMessage;
 }
 
 function userMessage(id: string, text: string): UIMessage {
@@ -299,6 +317,66 @@ describe.each(['1.0', '0.3'] as const)('A2AChatTransport against the testkit age
     const chunks = await chunksOf(replay as ReadableStream<UIMessageChunk>);
     expect(deltas(chunks)).toBe(artifactText(agent, taskId));
     expect(sends(agent)).toHaveLength(1);
+  });
+
+  it('a reload mid-answer under StrictMode (useChat({ resume: true }) resumes twice: mount, unmount, mount): the first resume is aborted by the second, the task is not canceled, and the answer continues (one send)', async () => {
+    const open = gate();
+    const agent = await agentWith({ gated: gatedScenario(open.wait) });
+    const store = new MemoryTaskStore();
+    const user = userMessage('u-strict', 'gated');
+    const partial = await readToGate(new A2AChatTransport({ client: await client(agent.url, store) }), 'chat-strict-reload', user);
+    const taskId = agent.tasks.list()[0]?.id as string;
+
+    const second = new A2AChatTransport({ client: await client(agent.url, store) });
+    let reconnects = 0;
+    const opening: ChatTransport<UIMessage> = {
+      sendMessages: (o) => second.sendMessages(o),
+      reconnectToStream: async (o) => {
+        const stream = await second.reconnectToStream(o);
+        if (++reconnects === 2) open.open();
+        return stream;
+      },
+    };
+    const chat = new TestChat({ id: 'chat-strict-reload', transport: opening, messages: [user, partial] });
+    // What useChat's resume effect does under StrictMode: resumeStream(), its cleanup, resumeStream() again.
+    const first = chat.resumeStream();
+    const again = chat.resumeStream();
+    await Promise.all([first, again]);
+    expect(cancels(agent)).toBe(0);
+    expect(agent.tasks.get(taskId)?.state).toBe('completed');
+    expect(sends(agent)).toHaveLength(1);
+    expect(chat.status).toBe('ready');
+    expect(chat.messages.map((m) => m.id)).toEqual(['u-strict', `a2a-${taskId}`]);
+    expect(textOfMessage(chat.messages[1])).toBe(artifactText(agent, taskId));
+  });
+
+  it('Stop after a StrictMode double resume: exactly one CancelTask, the task canceled, and a reload does not follow it', async () => {
+    const open = gate();
+    const agent = await agentWith({ gated: gatedScenario(open.wait) });
+    const store = new MemoryTaskStore();
+    const user = userMessage('u-strict-stop', 'gated');
+    const partial = await readToGate(new A2AChatTransport({ client: await client(agent.url, store) }), 'chat-strict-stop', user);
+    const taskId = agent.tasks.list()[0]?.id as string;
+
+    let reported!: (report: StopReport) => void;
+    const report = new Promise<StopReport>((resolve) => (reported = resolve));
+    const second = new A2AChatTransport({ client: await client(agent.url, store), onStop: (r) => reported(r) });
+    // The chat follows the task again (its replay may not have begun: a v0.3 resubscribe replays nothing).
+    const streaming = when<string>((status) => status === 'submitted' || status === 'streaming');
+    const watched: ChatTransport<UIMessage> = {
+      sendMessages: (o) => second.sendMessages(o),
+      reconnectToStream: (o) => second.reconnectToStream(o),
+    };
+    const chat = new TestChat({ id: 'chat-strict-stop', transport: watched, messages: [user, partial], onStatus: streaming.tell });
+    const resumed = Promise.all([chat.resumeStream(), chat.resumeStream()]);
+    await streaming.reached;
+    await chat.stop();
+    await resumed;
+    expect(await report).toMatchObject({ taskId, mode: 'cancel', outcome: { confirmed: true, state: 'canceled' } });
+    expect(cancels(agent)).toBe(1);
+    expect(agent.tasks.get(taskId)?.state).toBe('canceled');
+    const again = new A2AChatTransport({ client: await client(agent.url, store) });
+    expect(await again.reconnectToStream({ chatId: 'chat-strict-stop' })).toBeNull();
   });
 
   it('reconnectToStream: null for a chat whose latest task finished, and for a chat without tasks', async () => {

@@ -40,12 +40,22 @@ export function deltas(chunks: readonly UIMessageChunk[]): string {
 
 /** A plain in-memory `ChatState`, as the framework bindings keep theirs. */
 class MemoryChatState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined = undefined;
-  messages: UIMessage[];
-  constructor(messages: UIMessage[] = []) {
+  private current: ChatStatus = 'ready';
+  constructor(
+    messages: UIMessage[] = [],
+    private readonly onStatus?: ((status: ChatStatus) => void) | undefined,
+  ) {
     this.messages = messages;
   }
+  get status(): ChatStatus {
+    return this.current;
+  }
+  set status(status: ChatStatus) {
+    this.current = status;
+    this.onStatus?.(status);
+  }
+  error: Error | undefined = undefined;
+  messages: UIMessage[];
   pushMessage = (message: UIMessage): void => {
     this.messages = [...this.messages, message];
   };
@@ -60,8 +70,8 @@ class MemoryChatState implements ChatState<UIMessage> {
 
 /** The AI SDK's own chat logic (`AbstractChat`) on an in-memory state: what `useChat` runs. */
 export class TestChat extends AbstractChat<UIMessage> {
-  constructor(init: { id: string; transport: ChatTransport<UIMessage>; messages?: UIMessage[] | undefined }) {
-    super({ id: init.id, transport: init.transport, state: new MemoryChatState(init.messages) });
+  constructor(init: { id: string; transport: ChatTransport<UIMessage>; messages?: UIMessage[] | undefined; onStatus?: ((status: ChatStatus) => void) | undefined }) {
+    super({ id: init.id, transport: init.transport, state: new MemoryChatState(init.messages, init.onStatus) });
   }
 }
 
