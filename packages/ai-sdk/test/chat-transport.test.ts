@@ -350,6 +350,36 @@ describe.each(['1.0', '0.3'] as const)('A2AChatTransport against the testkit age
     expect(textOfMessage(chat.messages[1])).toBe(artifactText(agent, taskId));
   });
 
+  it('a chat unmounted mid-answer and mounted again under StrictMode (a new chat on the same transport resumes twice): the old stream only detaches, the agent saw one message, no CancelTask', async () => {
+    const open = gate();
+    const agent = await agentWith({ gated: gatedScenario(open.wait) });
+    const store = new MemoryTaskStore();
+    const transport = new A2AChatTransport({ client: await client(agent.url, store) });
+    const streaming = when<string>((status) => status === 'streaming');
+    const before = new TestChat({ id: 'chat-remount', transport, onStatus: streaming.tell });
+    const sent = before.sendMessage({ text: 'gated' });
+    await streaming.reached;
+    const taskId = agent.tasks.list()[0]?.id as string;
+    // Unmounted: useChat does nothing to its chat. Mounted again: a new chat of the same id, resumed twice.
+    let reconnects = 0;
+    const opening: ChatTransport<UIMessage> = {
+      sendMessages: (o) => transport.sendMessages(o),
+      reconnectToStream: async (o) => {
+        const stream = await transport.reconnectToStream(o);
+        if (++reconnects === 2) open.open();
+        return stream;
+      },
+    };
+    const after = new TestChat({ id: 'chat-remount', transport: opening, messages: before.messages.slice(0, 1) });
+    await Promise.all([after.resumeStream(), after.resumeStream()]);
+    await sent;
+    expect(cancels(agent)).toBe(0);
+    expect(sends(agent)).toHaveLength(1);
+    expect(agent.tasks.get(taskId)?.state).toBe('completed');
+    expect(after.messages.map((m) => m.id)).toEqual([before.messages[0]?.id, `a2a-${taskId}`]);
+    expect(textOfMessage(after.messages[1])).toBe(artifactText(agent, taskId));
+  });
+
   it('Stop after a StrictMode double resume: exactly one CancelTask, the task canceled, and a reload does not follow it', async () => {
     const open = gate();
     const agent = await agentWith({ gated: gatedScenario(open.wait) });
