@@ -71,7 +71,8 @@ function Task({ id }) {
     task.pause && h('form', { onSubmit: (e) => { e.preventDefault(); void task.reply(answer); } },
       h('label', null, task.pause.message?.parts[0]?.text ?? '?', h('input', { 'aria-label': 'answer ' + id, value: answer, onChange: (e) => setAnswer(e.target.value) })),
       h('button', { type: 'submit' }, 'Reply ' + id)),
-    task.error && h('p', { role: 'alert' }, task.error.code));
+    task.error && h('p', { role: 'alert' }, task.error.code),
+    h('button', { type: 'button', onClick: () => void task.cancel() }, 'Cancel ' + id));
 }
 
 function App({ url, only }) {
@@ -102,6 +103,7 @@ window.rt = {
   log(id) { return log[id] ?? []; },
   renders(id) { return renders[id] ?? 0; },
   unmount() { act(() => mounted.unmount()); return true; },
+  async cancel(id) { fireEvent.click(await screen.findByText('Cancel ' + id, {}, { timeout: 10000 })); return true; },
   live() { return { timers: live.timers.size, listeners: live.listeners, channels: live.channels }; },
 };
 window.api = () => window.rt;
@@ -116,6 +118,7 @@ type Rt = {
   log(id: string): string[];
   renders(id: string): number;
   unmount(): boolean;
+  cancel(id: string): Promise<boolean>;
   live(): Live;
 };
 /** In the page: the test API the page script defines. */
@@ -170,6 +173,7 @@ describe.skipIf(!available)('React hooks in real Chromium (React 19, StrictMode,
     }).length;
     return sends + subscriptions;
   }
+  const cancels = (): number => agent.requests.filter((r) => (r.body as { method?: string } | undefined)?.method === 'CancelTask').length;
   const sends = (): number => agent.requests.filter((r) => (r.body as { method?: string } | undefined)?.method === 'SendStreamingMessage').length;
 
   /** What the page has running, once it stops changing (a follow winds down over a few ticks). */
@@ -216,6 +220,26 @@ describe.skipIf(!available)('React hooks in real Chromium (React 19, StrictMode,
     }
     await page.evaluate(() => api().unmount());
     expect(await settled(page)).toEqual(baseline);
+  });
+
+  it('StrictMode: an unmount mid-task and a reload mid-task never cancel — the task runs on and shows again to its end; useTask().cancel() sends one CancelTask', async () => {
+    const page = await openTab();
+    await page.evaluate((url) => api().mount(url), agent.url);
+    const id = await page.evaluate(() => api().start('stream updates=2 chunks=40 delayMs=50'));
+    await waitFor(() => page.evaluate((taskId) => api().state(taskId), id), (s) => s === 'working', 5_000);
+    await page.evaluate(() => api().unmount());
+    await page.reload();
+    await page.waitForFunction(() => 'rt' in window);
+    await page.evaluate((url) => api().mount(url), agent.url);
+    await waitFor(() => page.evaluate((taskId) => api().state(taskId), id), (s) => s === 'completed', 20_000);
+    expect(cancels()).toBe(0);
+    expect(sends()).toBe(1);
+
+    const slow = await page.evaluate(() => api().start('slow steps=300 delayMs=100'));
+    await waitFor(() => page.evaluate((taskId) => api().state(taskId), slow), (s) => s === 'working', 5_000);
+    await page.evaluate((taskId) => api().cancel(taskId), slow);
+    await waitFor(() => page.evaluate((taskId) => api().state(taskId), slow), (s) => s === 'canceled', 10_000);
+    expect(cancels()).toBe(1);
   });
 
   it('StrictMode: a task another tab started shows here by id, mirrored (the agent sees one stream); unmounting mid-task stops this tab\'s follow and leaves nothing running', async () => {
