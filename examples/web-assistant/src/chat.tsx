@@ -77,7 +77,8 @@ function Conversation({ transport }: { transport: A2AChatTransport<ChatMessage> 
               // The pause says it all: its status line would repeat the question.
               if (part.type === 'data-a2a-status' && m.parts.some((p) => p.type === 'data-a2a-pause')) return null;
               if (part.type === 'data-a2a-status') return <div key={i} className="status" data-state={part.data.state}>{part.data.state}{part.data.text ? `: ${part.data.text}` : ''}</div>;
-              if (part.type === 'data-a2a-pause') return <div key={i} className="pause" data-pause={part.data.state}>The agent asks: {part.data.text ?? part.data.state} — your next message answers it.</div>;
+              // The question itself is the message's text; the pause part says what the next message does.
+              if (part.type === 'data-a2a-pause') return <div key={i} className="pause" data-pause={part.data.state}>{part.data.text ? '' : `${part.data.state} — `}Your next message answers it.</div>;
               return null;
             })}
           </div>

@@ -65,12 +65,15 @@ describe('ChunkMapper', () => {
     ]);
   });
 
-  it('a pause ends the message with the pause part; the next message (continueAs) shows only what comes after', () => {
+  it('a pause ends the message with its question as the agent\'s text and the pause part; the next message (continueAs) shows only what comes after', () => {
     const m = mapper();
     run(m, [artifact([text('before ')], false)]);
     const pause = m.apply({ type: 'status', state: 'input-required', message: agentSays('which?') });
     expect(pause.end).toBe('paused');
-    expect(pause.chunks.slice(-2)).toEqual([
+    expect(pause.chunks.slice(-5)).toEqual([
+      { type: 'text-start', id: 'pause:m1' },
+      { type: 'text-delta', id: 'pause:m1', delta: 'which?' },
+      { type: 'text-end', id: 'pause:m1' },
       { type: 'data-a2a-pause', id: 'pause', data: { taskId: 't1', contextId: 'c1', state: 'input-required', text: 'which?' } },
       { type: 'finish', finishReason: 'other' },
     ]);

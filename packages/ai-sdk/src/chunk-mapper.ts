@@ -223,7 +223,10 @@ export class ChunkMapper {
     const status = this.statusPart(state, text);
     if (PAUSES.has(state)) {
       const pause: A2APauseData = { taskId: this.taskId, contextId: this.contextId(), state: state as A2APauseData['state'], ...(text === '' ? {} : { text }) };
-      return { chunks: [...this.closeTexts(), ...status, { type: 'data-a2a-pause', id: 'pause', data: pause }, { type: 'finish', finishReason: 'other' }], end: 'paused' };
+      // The question is what the agent says to the user: its text, so a chat shows it as the agent's message.
+      const id = `pause:${message?.messageId ?? ''}`;
+      const question: UIMessageChunk[] = text === '' ? [] : [{ type: 'text-start', id }, { type: 'text-delta', id, delta: text }, { type: 'text-end', id }];
+      return { chunks: [...this.closeTexts(), ...status, ...question, { type: 'data-a2a-pause', id: 'pause', data: pause }, { type: 'finish', finishReason: 'other' }], end: 'paused' };
     }
     switch (state) {
       case 'completed': {
