@@ -1,6 +1,7 @@
 import type { A2AClient, CancelOutcome, ConnectOptions, Part, TaskHandle, TaskRecord } from '@a2a-tether/core';
 import { connect, InvalidParamsError, isActiveRecord, isInterruptedState, randomId, TetherError } from '@a2a-tether/core';
 import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
+import { ChatKeeper, type ChatMessageStore } from './chat-messages.js';
 import { ChunkMapper } from './chunk-mapper.js';
 import { assistantMessageId, latestTurn, repliesOf, replyTags, shownOf, turnTags } from './chat-tags.js';
 import { partsOf, textOf } from './parts.js';
@@ -23,7 +24,13 @@ export type StopReport =
   | { taskId: string; mode: 'cancel'; error: TetherError };
 
 /** Options of {@link A2AChatTransport} besides where the agent is. */
-export interface A2AChatTransportBaseOptions {
+export interface A2AChatTransportBaseOptions<UI_MESSAGE extends UIMessage = UIMessage> {
+  /**
+   * Where the chat's messages are kept, so that a reload shows the whole chat: the user's messages, the
+   * answers, a pause's question (`loadMessages(chatId)` gives them back). Without it, only the running
+   * answer comes back after a reload (`reconnectToStream`); the rest is the app's to keep.
+   */
+  messages?: ChatMessageStore<UI_MESSAGE> | undefined;
   /** What `stop()` does to the task: `'cancel'` (default) or `'detach'` (see {@link StopMode}). */
   stop?: StopMode | undefined;
   /**
@@ -34,7 +41,7 @@ export interface A2AChatTransportBaseOptions {
 }
 
 /** Options of {@link A2AChatTransport}: a connected client, or the agent's URL and `connect()`'s options. */
-export type A2AChatTransportOptions = A2AChatTransportBaseOptions &
+export type A2AChatTransportOptions<UI_MESSAGE extends UIMessage = UIMessage> = A2AChatTransportBaseOptions<UI_MESSAGE> &
   ({ client: A2AClient; url?: undefined } | ({ url: string | URL; client?: undefined } & ConnectOptions));
 
 /** A task this transport follows, between the turn that paused it and the answer. */
@@ -67,6 +74,7 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
   private readonly verdicts = new WeakMap<AbortSignal, Promise<boolean>>();
   private readonly stopMode: StopMode;
   private readonly onStop: ((report: StopReport) => void) | undefined;
+  private readonly kept: ChatKeeper<UI_MESSAGE> | undefined;
 
   /**
    * @param options `{ client }` — a connected Tether client (its store decides what survives a reload:
@@ -74,17 +82,18 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
    *   connected on first use, once (a failed connect is tried again by the next call).
    * @throws TetherError `INVALID_ARGUMENT` without a client or URL, or with an unknown `stop` mode.
    */
-  constructor(options: A2AChatTransportOptions) {
-    const { stop = 'cancel', onStop } = options;
+  constructor(options: A2AChatTransportOptions<UI_MESSAGE>) {
+    const { stop = 'cancel', onStop, messages } = options;
     if (stop !== 'cancel' && stop !== 'detach') {
       throw new TetherError('INVALID_ARGUMENT', `A2AChatTransport: stop must be 'cancel' or 'detach', not ${JSON.stringify(stop)}`, { maybeDelivered: false });
     }
     this.stopMode = stop;
     this.onStop = onStop;
+    this.kept = messages ? new ChatKeeper(messages) : undefined;
     if (options.client !== undefined) {
       this.clientPromise = Promise.resolve(options.client);
     } else if (options.url !== undefined) {
-      const { url, stop: _stop, onStop: _onStop, client: _client, ...connectOptions } = options;
+      const { url, stop: _stop, onStop: _onStop, messages: _messages, client: _client, ...connectOptions } = options;
       this.connectTo = () => connect(url, connectOptions);
     } else {
       throw new TetherError('INVALID_ARGUMENT', 'A2AChatTransport: pass { client } or { url }', { maybeDelivered: false });
@@ -125,13 +134,25 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
       throw new TetherError('INVALID_ARGUMENT', 'A2AChatTransport.sendMessages: the last message is not a user message (nothing to send)', { maybeDelivered: false });
     }
     const parts = partsOf(user);
+    // The user's message is kept before it leaves: a reload mid-answer shows it.
+    await this.kept?.keep(chatId, messages);
     const client = await this.client();
     const latest = latestTurn(await client.tasks(), chatId);
+    let stream: ReadableStream<UIMessageChunk> | undefined;
     if (trigger === 'submit-message' && latest && isActiveRecord(latest) && isInterruptedState(latest.state) && latest.cancel === undefined) {
-      const answered = await this.answer(client, latest, user.id, parts, abortSignal);
-      if (answered) return answered;
+      stream = await this.answer(client, latest, user.id, parts, abortSignal);
     }
-    return this.startTurn(client, chatId, latest, user.id, parts, abortSignal);
+    stream ??= await this.startTurn(client, chatId, latest, user.id, parts, abortSignal);
+    return this.kept ? this.kept.record(chatId, messages, stream) : stream;
+  }
+
+  /**
+   * The chat's messages as last kept in the `messages` store — the user's messages, the answers, a
+   * pause's question — for `useChat({ id, messages })` after a reload; the running answer, if any, then
+   * continues through `resume: true`. `[]` without a store or for a chat never kept.
+   */
+  async loadMessages(chatId: string): Promise<UI_MESSAGE[]> {
+    return this.kept ? this.kept.load(chatId) : [];
   }
 
   /**
@@ -151,7 +172,8 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
     const handle = await client.resume(record.taskId);
     const replies = repliesOf(record);
     const mapper = new ChunkMapper(assistantMessageId(record.taskId, replies), record.taskId, () => handle.view.contextId, replies > 0 ? shownOf(record) : {});
-    return this.follow(handle, mapper, abortSignal);
+    const stream = this.follow(handle, mapper, abortSignal);
+    return this.kept ? this.kept.record(options.chatId, await this.kept.load(options.chatId), stream) : stream;
   }
 
   /** A new task for the user's message, tagged with its chat. */

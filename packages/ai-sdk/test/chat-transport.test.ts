@@ -2,7 +2,7 @@ import { connect, MemoryTaskStore, type A2AClient } from '@a2a-tether/node';
 import { ScenarioError, startFaultProxy, startTestAgent, type FaultProxy, type ScenarioFn, type TestAgent } from '@a2a-tether/testkit';
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { A2AChatTransport, type StopReport } from '../src/index.js';
+import { A2AChatTransport, type ChatMessageStore, type StopReport } from '../src/index.js';
 import { chunksOf, deltas, gate, messageOf, TestChat, textOfMessage, when } from './helpers.js';
 
 const RESILIENCE = { initialDelayMs: 20, maxDelayMs: 200, maxElapsedMs: 10_000 };
@@ -408,6 +408,42 @@ describe.each(['1.0', '0.3'] as const)('A2AChatTransport against the testkit age
     expect(agent.tasks.get(taskId)?.state).toBe('canceled');
     const again = new A2AChatTransport({ client: await client(agent.url, store) });
     expect(await again.reconnectToStream({ chatId: 'chat-strict-stop' })).toBeNull();
+  });
+
+  it('the chat persists whole: after a reload, loadMessages() gives the user\'s messages, the answers and the pause\'s question as the chat showed them; mid-answer, the user\'s message is kept and the answer continues into the kept chat', async () => {
+    const open = gate();
+    const agent = await agentWith({ gated: gatedScenario(open.wait) });
+    const store = new MemoryTaskStore();
+    const kept = new Map<string, UIMessage[]>();
+    const chats: ChatMessageStore = { get: async (id) => structuredClone(kept.get(id)), set: async (id, messages) => void kept.set(id, structuredClone(messages)) };
+    const first = new TestChat({ id: 'chat-keep', transport: new A2AChatTransport({ client: await client(agent.url, store), messages: chats }) });
+    await first.sendMessage({ text: 'stream updates=1 chunks=3 delayMs=1' });
+    await first.sendMessage({ text: 'input' });
+    expect(first.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+
+    // A reload: a new transport on the same stores gives the chat back as it was shown.
+    const second = new A2AChatTransport({ client: await client(agent.url, store), messages: chats });
+    const restored = await second.loadMessages('chat-keep');
+    expect(restored).toEqual(first.messages);
+    expect(textOfMessage(restored[0])).toBe('stream updates=1 chunks=3 delayMs=1');
+    expect(textOfMessage(restored[1])).toBe(artifactText(agent, agent.tasks.list()[0]?.id as string));
+    expect(textOfMessage(restored[3])).toBe('need input');
+    expect(restored[3]?.parts.some((p) => p.type === 'data-a2a-pause')).toBe(true);
+    expect(await second.loadMessages('chat-never')).toEqual([]);
+
+    // Mid-answer: the user's message is kept before it is sent; after a reload the answer continues and is kept whole.
+    const user = userMessage('u-keep-gated', 'gated');
+    await readToGate(second, 'chat-keep-2', user);
+    expect(await second.loadMessages('chat-keep-2')).toEqual([user]);
+    const third = new A2AChatTransport({ client: await client(agent.url, store), messages: chats });
+    const chat = new TestChat({ id: 'chat-keep-2', transport: third, messages: await third.loadMessages('chat-keep-2') });
+    const resumed = Promise.all([chat.resumeStream(), chat.resumeStream()]);
+    open.open();
+    await resumed;
+    const taskId = agent.tasks.list().at(-1)?.id as string;
+    expect(agent.tasks.get(taskId)?.state).toBe('completed');
+    expect(await third.loadMessages('chat-keep-2')).toEqual(chat.messages);
+    expect(textOfMessage(chat.messages[1])).toBe(artifactText(agent, taskId));
   });
 
   it('reconnectToStream: null for a chat whose latest task finished, and for a chat without tasks', async () => {
