@@ -36,14 +36,19 @@ export class ChatKeeper<UI_MESSAGE extends UIMessage> {
   /**
    * The answer's chunks, passed on as they are read; once the stream ends by itself (a finish, a pause,
    * an error), the message the AI SDK builds from them is kept after `before` (in place of an earlier
-   * message of the same id: a replay). A stream the chat cancels keeps nothing: its task is followed
-   * again, or was stopped — the chat's next message keeps what it showed.
+   * message of the same id: a replay). A stream the chat cancels after reading some of it (`stop()`)
+   * keeps what it showed; one cancelled unread (a resume replaced by a newer one) keeps nothing.
    */
   record(chatId: string, before: UI_MESSAGE[], stream: ReadableStream<UIMessageChunk>): ReadableStream<UIMessageChunk> {
     let copy!: ReadableStreamDefaultController<UIMessageChunk>;
     const copied = new ReadableStream<UIMessageChunk>({ start: (controller) => void (copy = controller) });
     const built = lastOf(readUIMessageStream<UI_MESSAGE>({ stream: copied, onError: () => undefined }));
     const reader = stream.getReader();
+    const keepBuilt = async (): Promise<void> => {
+      copy.close();
+      const message = await built;
+      if (message && message.parts.length > 0) await this.keep(chatId, [...before.filter((m) => m.id !== message.id), message]);
+    };
     return new ReadableStream<UIMessageChunk>({
       pull: async (controller) => {
         const next = await reader.read();
@@ -52,15 +57,13 @@ export class ChatKeeper<UI_MESSAGE extends UIMessage> {
           controller.enqueue(next.value);
           return;
         }
-        copy.close();
         // Kept before the chat hears of the end: what it then shows is what a reload shows.
-        const message = await built;
-        if (message) await this.keep(chatId, [...before.filter((m) => m.id !== message.id), message]);
+        await keepBuilt();
         controller.close();
       },
-      cancel: (reason) => {
-        copy.error(reason);
-        return reader.cancel(reason);
+      cancel: async (reason) => {
+        await reader.cancel(reason);
+        await keepBuilt();
       },
     });
   }
@@ -72,7 +75,7 @@ async function lastOf<T>(values: AsyncIterable<T>): Promise<T | undefined> {
   try {
     for await (const value of values) last = value;
   } catch {
-    // A cancelled stream: nothing to keep.
+    // Chunks the AI SDK would refuse too: nothing to keep.
     return undefined;
   }
   return last;

@@ -431,10 +431,22 @@ describe.each(['1.0', '0.3'] as const)('A2AChatTransport against the testkit age
     expect(restored[3]?.parts.some((p) => p.type === 'data-a2a-pause')).toBe(true);
     expect(await second.loadMessages('chat-never')).toEqual([]);
 
-    // Mid-answer: the user's message is kept before it is sent; after a reload the answer continues and is kept whole.
+    // Mid-answer: the user's message is kept before it is sent (and what a stream cancelled mid-answer
+    // showed); after a reload the answer continues and is kept whole.
     const user = userMessage('u-keep-gated', 'gated');
-    await readToGate(second, 'chat-keep-2', user);
-    expect(await second.loadMessages('chat-keep-2')).toEqual([user]);
+    const writes: UIMessage[][] = [];
+    const watching: ChatMessageStore = {
+      get: (id) => chats.get(id),
+      set: async (id, messages) => {
+        writes.push(structuredClone(messages));
+        await chats.set(id, messages);
+      },
+    };
+    const partial = await readToGate(new A2AChatTransport({ client: await client(agent.url, store), messages: watching }), 'chat-keep-2', user);
+    expect(writes[0]).toEqual([user]);
+    const midAnswer = await second.loadMessages('chat-keep-2');
+    expect(midAnswer.map((m) => m.id)).toEqual([user.id, partial.id]);
+    expect(textOfMessage(midAnswer[1])).toMatch(/^part-1; .*part-5; /);
     const third = new A2AChatTransport({ client: await client(agent.url, store), messages: chats });
     const chat = new TestChat({ id: 'chat-keep-2', transport: third, messages: await third.loadMessages('chat-keep-2') });
     const resumed = Promise.all([chat.resumeStream(), chat.resumeStream()]);
