@@ -6,8 +6,11 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
  * The task records say which task a chat follows; this keeps what the chat showed.
  */
 export interface ChatMessageStore<UI_MESSAGE extends UIMessage = UIMessage> {
-  /** The chat's messages, oldest first; `undefined` for a chat never kept. */
-  get(chatId: string): Promise<UI_MESSAGE[] | undefined>;
+  /**
+   * The chat's messages, oldest first, as `set` kept them; `undefined` for a chat never kept. (Typed
+   * loosely so that a store of any value fits, e.g. `createIndexedDbChatStore()` without a type argument.)
+   */
+  get(chatId: string): Promise<readonly unknown[] | undefined>;
   /** Keeps the chat's messages, replacing what was kept. */
   set(chatId: string, messages: UI_MESSAGE[]): Promise<void>;
 }
@@ -24,7 +27,8 @@ export class ChatKeeper<UI_MESSAGE extends UIMessage> {
   /** The chat's messages as last kept (`[]` for a chat never kept). */
   async load(chatId: string): Promise<UI_MESSAGE[]> {
     await this.writes;
-    return (await this.store.get(chatId)) ?? [];
+    // What set() kept: this transport's own messages.
+    return [...((await this.store.get(chatId)) ?? [])] as UI_MESSAGE[];
   }
 
   /** Keeps `messages` as the chat's messages. */
