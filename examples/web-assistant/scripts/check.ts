@@ -329,10 +329,19 @@ async function waitForAnswer(page: Page, what: string, accept: (text: string) =>
   }
 }
 
+/** How many CancelTask requests the agent got (either binding, either version). */
+function cancelsOf(agent: TestAgent): number {
+  return agent.requests.filter((r) => {
+    const method = (r.body as { method?: string } | undefined)?.method;
+    return method === 'CancelTask' || method === 'tasks/cancel' || r.path.endsWith(':cancel');
+  }).length;
+}
+
 async function chatPage(context: BrowserContext, agent: TestAgent, url: string): Promise<void> {
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
   const chatUrl = url.replace('/?', '/chat.html?');
+  const cancelsBefore = cancelsOf(agent);
   await page.goto(chatUrl);
   await waitFor(page, 'the chat to connect', 'body', 'data-ready', (r) => r === 'true');
   const PROMPT = 'stream updates=2 chunks=30 delayMs=80';
@@ -347,6 +356,9 @@ async function chatPage(context: BrowserContext, agent: TestAgent, url: string):
   check(chatId !== null, 'the chat page kept no chat id');
   const sends = agent.requests.filter((r) => JSON.stringify(r.body ?? '').includes(PROMPT));
   check(sends.length === 1, `the agent got the prompt ${sends.length} times (once expected: the reload continued the same task)`);
+  check(cancelsOf(agent) === cancelsBefore, `the reload sent ${cancelsOf(agent) - cancelsBefore} CancelTask (none expected: only Stop cancels)`);
+  const userShown = await page.locator('.msg.user').allInnerTexts();
+  check(userShown.includes(PROMPT), `after the reload the chat does not show the user's message (${JSON.stringify(userShown)})`);
   const client = await nodeConnect(agent.url);
   const tasks = (await client.listTasks({ contextId: chatId, includeArtifacts: true })).tasks;
   const streamed = tasks.find((t) => t.artifacts.some((a) => a.artifactId === 'result'));
@@ -369,6 +381,13 @@ async function chatPage(context: BrowserContext, agent: TestAgent, url: string):
   const asked = agent.requests.find((r) => JSON.stringify(r.body ?? '').includes('"input"'));
   check(replyTo !== undefined && asked !== undefined, 'the answer was not sent to a task (a new turn instead of the reply)');
   await shoot('chat', page);
+  // The whole chat after one more reload: the user's messages, the answers, the question.
+  await page.reload();
+  await waitFor(page, 'the chat to connect after the last reload', 'body', 'data-ready', (r) => r === 'true');
+  await page.locator('.msg.user', { hasText: 'purple' }).waitFor({ timeout: WAIT_MS });
+  const kept = await page.locator('.msg').allInnerTexts();
+  check(kept.length === 6 && kept[2] === 'input' && kept[3]?.includes('need input') === true && kept[5]?.includes('got: purple') === true, `after the last reload the chat shows ${JSON.stringify(kept).slice(0, 400)}`);
+  check(cancelsOf(agent) === cancelsBefore, 'the chat page sent a CancelTask without Stop');
   await page.close();
   console.log(`  ✔ chat: reloaded ${before.split(';').length - 1} chunks into the answer; it continued the same task (the agent got the prompt once) and ended with the agent's ${truth.length} characters exactly; the question was answered by the next message, on its task (${questions.length} tasks in the chat)`);
 }

@@ -3,12 +3,15 @@ import { createRoot } from 'react-dom/client';
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
 import { createIndexedDbTaskStore } from '@a2a-tether/browser';
+import { createIndexedDbChatStore } from '@a2a-tether/browser/chats';
 import { A2AChatTransport, type A2AUIDataTypes } from '@a2a-tether/ai-sdk';
 import { useAgent } from '@a2a-tether/react';
 
 type ChatMessage = UIMessage<unknown, A2AUIDataTypes>;
 
 const options = { store: createIndexedDbTaskStore({ dbName: 'web-assistant-chat' }), tabs: true };
+// The chat's messages, beside the task records: a reload shows the whole chat.
+const chats = createIndexedDbChatStore({ dbName: 'web-assistant-chat' });
 
 /** The chat's id, kept across reloads ("New chat" forgets it). Each turn's task is tagged with it in IndexedDB. */
 function chatId(): string {
@@ -19,32 +22,26 @@ function chatId(): string {
   return id;
 }
 
-/** The conversation so far, as this tab last saw it (the running answer is replayed from the task on reload). */
-function savedMessages(id: string): ChatMessage[] {
-  try {
-    return JSON.parse(localStorage.getItem(`chat:${id}`) ?? '[]') as ChatMessage[];
-  } catch {
-    return [];
-  }
-}
-
 function Chat({ agentUrl }: { agentUrl: string }) {
   const agent = useAgent(agentUrl, options);
-  const transport = useMemo(() => (agent.client ? new A2AChatTransport<ChatMessage>({ client: agent.client }) : undefined), [agent.client]);
+  const transport = useMemo(() => (agent.client ? new A2AChatTransport<ChatMessage>({ client: agent.client, messages: chats }) : undefined), [agent.client]);
   useEffect(() => {
     document.body.dataset['ready'] = agent.status === 'ready' ? 'true' : agent.status === 'error' ? 'error' : '';
   }, [agent.status]);
+  const id = useMemo(chatId, []);
+  // The chat as it was kept (the user's messages, the answers, a pause's question), before useChat starts.
+  const [initial, setInitial] = useState<ChatMessage[]>();
+  useEffect(() => void transport?.loadMessages(id).then(setInitial), [transport, id]);
   if (agent.status === 'error') return <p className="error">Could not connect: {agent.error?.message}</p>;
-  if (!transport) return <p>Connecting to {agentUrl}…</p>;
-  return <Conversation transport={transport} />;
+  if (!transport || !initial) return <p>Connecting to {agentUrl}…</p>;
+  return <Conversation transport={transport} id={id} initial={initial} />;
 }
 
-function Conversation({ transport }: { transport: A2AChatTransport<ChatMessage> }) {
-  const id = useMemo(chatId, []);
+function Conversation({ transport, id, initial }: { transport: A2AChatTransport<ChatMessage>; id: string; initial: ChatMessage[] }) {
   // resume: true — on load, the turn that was running (if any) continues: the same task, replayed from its beginning.
-  const { messages, sendMessage, stop, status, error } = useChat<ChatMessage>({ id, messages: savedMessages(id), transport, resume: true });
+  // Only Stop cancels it: a reload, a navigation, an unmount and StrictMode's double effects never do.
+  const { messages, sendMessage, stop, status, error } = useChat<ChatMessage>({ id, messages: initial, transport, resume: true });
   const [text, setText] = useState('');
-  useEffect(() => localStorage.setItem(`chat:${id}`, JSON.stringify(messages)), [id, messages]);
   const last = messages.at(-1);
   const pause = last?.role === 'assistant' ? last.parts.find((p) => p.type === 'data-a2a-pause') : undefined;
 
@@ -63,7 +60,7 @@ function Conversation({ transport }: { transport: A2AChatTransport<ChatMessage> 
           type="button"
           onClick={() => {
             localStorage.removeItem('chat-id');
-            location.reload();
+            void chats.delete(id).then(() => location.reload());
           }}
         >
           New chat
