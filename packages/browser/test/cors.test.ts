@@ -37,6 +37,13 @@ window.tether = {
       live: [...before, ...after].some((e) => e.type === 'connection' && e.state === 'live'),
     };
   },
+  // A send the browser refuses at its preflight: how long it took and what it said.
+  async sendError(url) {
+    const client = await connect(url, { cardCache: false, preferredBindings: ['JSONRPC'], protocolVersions: ['1.0'] });
+    const started = performance.now();
+    try { await client.start('hello'); return 'no error'; }
+    catch (e) { return { ms: performance.now() - started, isTether: e instanceof TetherError, code: e.code, message: e.message, maybeDelivered: e.maybeDelivered }; }
+  },
   async connectError(url) {
     try { await connect(url, { cardCache: false, maxRetries: 0 }); return 'no error'; }
     catch (e) { return { isTether: e instanceof TetherError, code: e.code, message: e.message }; }
@@ -45,6 +52,7 @@ window.tether = {
 `;
 
 type Tether = {
+  sendError: (url: string) => Promise<unknown>;
   streamAndResume: (url: string, prefs: object) => Promise<unknown>;
   connectError: (url: string) => Promise<unknown>;
 };
@@ -96,7 +104,7 @@ describe.skipIf(!available)('CORS in real Chromium: a strict agent on another or
     expect(strict.requests.some((r) => r.method !== 'OPTIONS' && typeof r.headers['last-event-id'] === 'string')).toBe(true);
   });
 
-  it('an agent that does not allow A2A-Version: connect fails with a NETWORK TetherError that names CORS and the header', async () => {
+  it('an agent that does not allow A2A-Version: connect fails with a CORS_REFUSED TetherError that names the header', async () => {
     await using forgetful = await startTestAgent({
       cors: { ...STRICT_CORS, allowHeaders: STRICT_CORS.allowHeaders.filter((h) => h !== 'A2A-Version') },
     });
@@ -104,11 +112,40 @@ describe.skipIf(!available)('CORS in real Chromium: a strict agent on another or
       (url) => (window as unknown as { tether: Tether }).tether.connectError(url),
       forgetful.url,
     )) as { isTether: boolean; code: string; message: string };
-    expect(result).toMatchObject({ isTether: true, code: 'NETWORK' });
+    expect(result).toMatchObject({ isTether: true, code: 'CORS_REFUSED' });
     expect(result.message).toContain(`GetAgentCard GET ${forgetful.cardUrl}`);
-    expect(result.message).toContain(`likely CORS: ${forgetful.origin} must allow origin ${siteOrigin}, method GET and request headers a2a-version, or the agent is unreachable`);
-    // The agent saw only the refused preflight: the browser never sent the request itself.
-    expect(forgetful.requests.map((r) => r.method)).toEqual(['OPTIONS']);
+    expect(result.message).toContain(`CORS refused: the agent answers, but not to this page: ${forgetful.origin} must allow origin ${siteOrigin}, method GET and request headers a2a-version — or call it through a relay`);
+    // The agent saw only the refused preflight (the browser never sent the request itself) and the probe's opaque HEAD.
+    expect(forgetful.requests.map((r) => r.method)).toEqual(['OPTIONS', 'HEAD']);
+  });
+
+  it('a send the agent refuses at the preflight fails within 2 s as CORS_REFUSED, naming CORS and the relay, known not delivered', async () => {
+    // The card (GET) is allowed; the send (POST) is not.
+    await using getOnly = await startTestAgent({ cors: { ...STRICT_CORS, allowMethods: ['GET'] } });
+    const result = (await page.evaluate((url) => (window as unknown as { tether: Tether }).tether.sendError(url), getOnly.url)) as {
+      ms: number;
+      isTether: boolean;
+      code: string;
+      message: string;
+      maybeDelivered: boolean;
+    };
+    expect(result).toMatchObject({ isTether: true, code: 'CORS_REFUSED', maybeDelivered: false });
+    expect(result.message).toContain('CORS refused');
+    expect(result.message).toContain(`must allow origin ${siteOrigin}, method POST`);
+    expect(result.message).toContain('relay');
+    expect(result.message).toContain('nothing was delivered');
+    expect(result.ms).toBeLessThan(2000);
+    // The agent never got the message: only preflights (refused) and the probe's HEAD besides the card.
+    expect(getOnly.requests.filter((r) => r.method === 'POST')).toEqual([]);
+  });
+
+  it('an agent that is not there: NETWORK, not CORS_REFUSED (the probe gets no answer)', async () => {
+    const gone = await startTestAgent({ cors: STRICT_CORS });
+    const url = gone.url;
+    await gone.close();
+    const result = (await page.evaluate((u) => (window as unknown as { tether: Tether }).tether.connectError(u), url)) as { code: string; message: string };
+    expect(result.code).toBe('NETWORK');
+    expect(result.message).toContain('or the agent is unreachable');
   });
 
   it('an agent that does not allow the page origin fails the same way, before any request is sent', async () => {
@@ -117,7 +154,7 @@ describe.skipIf(!available)('CORS in real Chromium: a strict agent on another or
       (url) => (window as unknown as { tether: Tether }).tether.connectError(url),
       elsewhere.url,
     )) as { isTether: boolean; code: string; message: string };
-    expect(result).toMatchObject({ isTether: true, code: 'NETWORK' });
-    expect(result.message).toMatch(/likely CORS: .* must allow origin http:\/\/127\.0\.0\.1:\d+/);
+    expect(result).toMatchObject({ isTether: true, code: 'CORS_REFUSED' });
+    expect(result.message).toMatch(/CORS refused: .* must allow origin http:\/\/127\.0\.0\.1:\d+/);
   });
 });

@@ -7,6 +7,12 @@
 export type TetherErrorCode =
   /** The host could not be reached or the connection broke. */
   | 'NETWORK'
+  /**
+   * (Browser) The agent answers, but CORS does not let this page call it: the message names what the agent
+   * must allow (origin, method, request headers), or to call it through a relay on the page's own origin.
+   * `maybeDelivered` is `false` when the browser refused at the preflight, before sending anything.
+   */
+  | 'CORS_REFUSED'
   /** `timeoutMs` elapsed. */
   | 'TIMEOUT'
   /** The caller aborted (its `signal`). */
