@@ -5,7 +5,7 @@ import { defineConfig } from 'tsdown';
 const ESM_ONLY = ['jose'];
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts', signing: 'src/signing-entry.ts', redis: 'src/redis-entry.ts', orchestrate: 'src/orchestrate-entry.ts', grpc: 'src/grpc-entry.ts' },
+  entry: { index: 'src/index.ts', protocol: 'src/protocol-entry.ts', signing: 'src/signing-entry.ts', redis: 'src/redis-entry.ts', orchestrate: 'src/orchestrate-entry.ts', grpc: 'src/grpc-entry.ts', relay: 'src/relay-entry.ts' },
   format: {
     esm: {},
     // onlyBundle: anything else ending up in the CJS bundle fails the build.
