@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -43,6 +43,8 @@ export interface TestSite {
 export interface PageBundleOptions {
   resolveDir?: string | undefined;
   define?: Record<string, string> | undefined;
+  /** Serves every path under `/api/` on the page's own origin (e.g. a relay route). */
+  api?: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
 }
 
 /** Bundles `script` (imports resolved from this test directory) and serves it as a page's module script. */
@@ -58,12 +60,17 @@ export async function servePage(script: string, options: PageBundleOptions = {})
   });
   const js = bundle.outputFiles[0]?.text ?? '';
   const server = createServer((req, res) => {
-    if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+    if (options.api && req.url?.startsWith('/api/')) options.api(req, res);
+    else if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
     else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module" src="/app.js"></script>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
