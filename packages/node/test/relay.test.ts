@@ -241,6 +241,26 @@ describe('the relay route: credentials never reach the browser', () => {
   });
 });
 
+describe('the relay route: Last-Event-ID', () => {
+  it("an agent that numbers its events: the browser's resume after a cut carries Last-Event-ID through the relay", async () => {
+    await using numbered = await startTestAgent({ auth: { bearer: [BEARER] }, cors: false, behaviour: { sseIds: true } });
+    await using proxy = await startFaultProxy({ target: numbered.origin });
+    const site = await serveRelay({ basePath: '/api/a2a', agents: { helper: { url: proxy.url, headers: { authorization: `Bearer ${BEARER}` } } }, owner });
+    try {
+      proxy.addFault({ kind: 'cut', match: { sse: true, rpcMethod: 'SendStreamingMessage' }, afterEvents: 3, mode: 'reset' });
+      const b = await browser(site, 'helper', 'alice', 'JSONRPC', '1.0');
+      const task = await b.client.start('slow steps=8 delayMs=20');
+      expect((await task.done()).status.state).toBe('completed');
+      expect(proxy.stats.cuts.reset).toBe(1);
+      const resumed = numbered.requests.filter((r) => typeof r.headers['last-event-id'] === 'string');
+      expect(resumed.length).toBeGreaterThan(0);
+      expect(String(resumed[0]?.headers['last-event-id'])).toMatch(new RegExp(`^${task.view.taskId}:\\d+$`));
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('the relay route: bounds per owner, and the browser going away', () => {
   let upstream: Server;
   let closed: number;
