@@ -119,6 +119,8 @@ describe('the relay route: one agent under the app origin, whose task is whose',
     });
     await notFound('reply (taskId)', () => bob.client.sendMessage({ text: 'mine now', taskId, contextId }));
     await notFound('reply (contextId)', () => bob.client.sendMessage({ text: 'mine now', contextId }));
+    // v0.3's HTTP+JSON (proto) message has no referenceTaskIds.
+    if (binding === 'JSONRPC' || version === '1.0') await notFound('a new task referring to it', () => bob.client.sendMessage({ text: 'summarise it', referenceTaskIds: [taskId] }));
     if (version === '1.0') {
       const page = await bob.client.listTasks({});
       expect(page.tasks.map((t) => t.id)).not.toContain(taskId);

@@ -12,6 +12,8 @@ export interface RelayCall {
   readonly contextId?: string | undefined;
   /** A send that names a push config (v1 `taskPushNotificationConfig`, v0.3 `pushNotificationConfig`). */
   readonly pushInSend?: boolean | undefined;
+  /** The tasks a send's message refers to (`referenceTaskIds`): the agent may read them for the sender. */
+  readonly referenceTaskIds?: readonly string[] | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -51,7 +53,10 @@ function sendCall(name: string, params: Json): RelayCall {
   const message = record(params['message'] ?? params['request']);
   const configuration = record(params['configuration']);
   const pushInSend = ['taskPushNotificationConfig', 'pushNotificationConfig', 'pushNotification'].some((key) => configuration[key] !== undefined && configuration[key] !== null);
-  return { kind: 'send', name, taskId: text(message['taskId']), contextId: text(message['contextId']), pushInSend };
+  const references = Array.isArray(message['referenceTaskIds']) ? message['referenceTaskIds'] : [];
+  // A reference that is not a string cannot be checked: it is kept as one no owner holds.
+  const referenceTaskIds = references.map((id) => (typeof id === 'string' ? id : ''));
+  return { kind: 'send', name, taskId: text(message['taskId']), contextId: text(message['contextId']), pushInSend, referenceTaskIds };
 }
 
 /** A JSON-RPC request's call (`params` as given; a method not listed is `denied`). */

@@ -51,9 +51,10 @@ function serve(name: string, agent: string | RelayAgent, fetch: FetchLike, limit
  * `Last-Event-ID`, and the browser going away aborting the agent's request.
  *
  * Whose task is whose: `owner(request)` names the session's user; a task or context created through the
- * relay is its owner's, and get, subscribe, cancel, replies (a send naming its `taskId` or `contextId`) and
- * push calls from anyone else — or for ids the relay never saw created — are answered TaskNotFound, as the
- * agent answers an id it does not know; list answers keep the owner's tasks only. Push-config calls are
+ * relay is its owner's, and get, subscribe, cancel, replies (a send naming its `taskId` or `contextId`), a
+ * send referring to it (`referenceTaskIds`) and push calls from anyone else — or for ids the relay never
+ * saw created — are answered TaskNotFound, as the agent answers an id it does not know; list answers keep
+ * the owner's tasks only. Push-config calls are
  * refused unless the agent's `allowPush`; any call not listed (the extended card …) is refused. Bodies,
  * requests per minute and open streams per owner are bounded ({@link RELAY_DEFAULTS}).
  *
@@ -89,6 +90,7 @@ export function createRelay(options: RelayOptions): RelayHandler {
     if (call.kind === 'send' && call.pushInSend === true && !served.allowPush) return 'push';
     if (call.taskId !== undefined && !(await owns(served.name, 'task', call.taskId, owner))) return 'not-found';
     if (call.kind === 'send' && call.contextId !== undefined && !(await owns(served.name, 'context', call.contextId, owner))) return 'not-found';
+    for (const id of call.referenceTaskIds ?? []) if (!(await owns(served.name, 'task', id, owner))) return 'not-found';
     return undefined;
   };
 
