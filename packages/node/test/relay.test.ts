@@ -243,6 +243,47 @@ describe('the relay route: credentials never reach the browser', () => {
   });
 });
 
+describe("the relay route: the card's interfaces", () => {
+  it('leaves out gRPC and interfaces on other origins (no credentials go there); rewrites a v0.3 card (url, additionalInterfaces)', async () => {
+    await using v1 = await startTestAgent({
+      cors: false,
+      cardOverride: (card) => ({
+        ...card,
+        supportedInterfaces: [
+          { url: 'https://elsewhere.example/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          { url: '127.0.0.1:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          ...(card['supportedInterfaces'] as unknown[]),
+        ],
+        signatures: [{ protected: 'x', signature: 'y' }],
+      }),
+    });
+    await using v03 = await startTestAgent({ cors: false, versions: ['0.3'] });
+    const site = await serveRelay({ basePath: '/api/a2a', agents: { one: v1.url, old: v03.url }, owner });
+    try {
+      const card = async (agent: string, version?: string): Promise<Record<string, unknown>> =>
+        (await (await fetch(`${site.url(agent)}/.well-known/agent-card.json`, { headers: { cookie: 'session=alice', ...(version ? { 'a2a-version': version } : {}) } })).json()) as Record<string, unknown>;
+      const one = await card('one', '1.0');
+      const urls = (one['supportedInterfaces'] as { url: string; protocolBinding: string }[]).map((i) => i.url);
+      expect(urls.length).toBeGreaterThan(0);
+      for (const url of urls) expect(url.startsWith(`${site.url('one')}/`)).toBe(true);
+      expect((one['supportedInterfaces'] as { protocolBinding: string }[]).some((i) => i.protocolBinding === 'GRPC')).toBe(false);
+      expect(one['signatures']).toBeUndefined();
+      // elsewhere.example's JSON-RPC 1.0 is gone, not rewritten: the relay's JSON-RPC 1.0 is the agent's.
+      expect((one['supportedInterfaces'] as { protocolBinding: string; protocolVersion: string }[]).filter((i) => i.protocolBinding === 'JSONRPC' && i.protocolVersion === '1.0')).toHaveLength(1);
+      const first = await browser(site, 'one', 'alice', 'JSONRPC', '1.0');
+      expect((await (await first.client.start('stream updates=1 chunks=2 delayMs=5')).done()).status.state).toBe('completed');
+      const old = await card('old');
+      expect(old['url']).toBe(`${site.url('old')}/jsonrpc-0.3`);
+      expect((old['additionalInterfaces'] as { url: string }[]).map((i) => i.url).sort()).toEqual([`${site.url('old')}/jsonrpc-0.3`, `${site.url('old')}/rest-0.3`]);
+      // And the client speaks v0.3 through it.
+      const b = await browser(site, 'old', 'alice', 'HTTP+JSON', '0.3');
+      expect((await (await b.client.start('stream updates=1 chunks=2 delayMs=5')).done()).status.state).toBe('completed');
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('the relay route: Last-Event-ID', () => {
   it("an agent that numbers its events: the browser's resume after a cut carries Last-Event-ID through the relay", async () => {
     await using numbered = await startTestAgent({ auth: { bearer: [BEARER] }, cors: false, behaviour: { sseIds: true } });
