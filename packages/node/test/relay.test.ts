@@ -284,6 +284,38 @@ describe("the relay route: the card's interfaces", () => {
   });
 });
 
+describe('the relay route: push configs when allowed', () => {
+  it("the owner may set and read its task's push config, its token and credentials cut from the answers; another user gets not-found", async () => {
+    await using pushy = await startTestAgent({ auth: { bearer: [BEARER] }, cors: false });
+    const site = await serveRelay({ basePath: '/api/a2a', agents: { helper: { url: pushy.url, headers: { authorization: `Bearer ${BEARER}` }, allowPush: true } }, owner });
+    try {
+      const alice = await browser(site, 'helper', 'alice', 'JSONRPC', '1.0');
+      const bob = await browser(site, 'helper', 'bob', 'JSONRPC', '1.0');
+      expect(alice.client.card.capabilities.pushNotifications).toBe(true);
+      const task = await alice.client.start('input');
+      await expect.poll(() => task.view.state).toBe('input-required');
+      const taskId = task.view.taskId;
+      const config = { taskId, id: 'c1', url: 'https://hooks.example/a2a', token: 'push-token-5e8a1d', authentication: { schemes: ['Bearer'], credentials: 'push-credentials-77c2' } };
+      const created = await alice.client.createPushConfig(config);
+      expect(created).toMatchObject({ taskId, url: config.url });
+      expect(created.token).toBeUndefined();
+      expect(created.authentication?.credentials).toBeUndefined();
+      const read = await alice.client.getPushConfig(taskId, 'c1');
+      expect(read.token).toBeUndefined();
+      await expect(bob.client.getPushConfig(taskId, 'c1')).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(bob.client.createPushConfig({ ...config, url: 'https://bob.example/steal' })).rejects.toBeInstanceOf(TaskNotFoundError);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const text of alice.seen) {
+        expect(text).not.toContain('push-token-5e8a1d');
+        expect(text).not.toContain('push-credentials-77c2');
+      }
+      await task.cancel();
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('the relay route: Last-Event-ID', () => {
   it("an agent that numbers its events: the browser's resume after a cut carries Last-Event-ID through the relay", async () => {
     await using numbered = await startTestAgent({ auth: { bearer: [BEARER] }, cors: false, behaviour: { sseIds: true } });
