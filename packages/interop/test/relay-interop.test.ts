@@ -40,25 +40,27 @@ async function serveRelay(agentUrl: string): Promise<Site> {
   };
 }
 
-function browserFetch(user: string, seen: string[]): FetchLike {
+function browserFetch(user: string, seen: string[], reading: Promise<unknown>[]): FetchLike {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set('cookie', `session=${user}`);
     const response = await fetch(input, { ...init, headers });
-    void response
-      .clone()
-      .text()
-      .then(
-        (text) => seen.push(`${[...response.headers].join('\n')}\n\n${text}`),
-        () => undefined,
-      );
+    reading.push(
+      response
+        .clone()
+        .text()
+        .then(
+          (text) => seen.push(`${[...response.headers].join('\n')}\n\n${text}`),
+          () => undefined,
+        ),
+    );
     return response;
   };
 }
 
-async function browser(url: string, user: string, binding: Binding, version: ProtocolVersion, seen: string[]): Promise<A2AClient> {
+async function browser(url: string, user: string, binding: Binding, version: ProtocolVersion, seen: string[], reading: Promise<unknown>[] = []): Promise<A2AClient> {
   return connect(url, {
-    fetch: browserFetch(user, seen),
+    fetch: browserFetch(user, seen, reading),
     cardCache: false,
     preferredBindings: [binding],
     protocolVersions: [version],
@@ -102,8 +104,9 @@ describe('the relay in front of the official v1.0 server', () => {
 
   it.each(COMBOS)('over %s v%s: the second user gets not-found on every operation; the owner finishes the task', async (binding, version) => {
     const seen: string[] = [];
-    const alice = await browser(site.url, 'alice', binding, version, seen);
-    const bob = await browser(site.url, 'bob', binding, version, seen);
+    const reading: Promise<unknown>[] = [];
+    const alice = await browser(site.url, 'alice', binding, version, seen, reading);
+    const bob = await browser(site.url, 'bob', binding, version, seen, reading);
     expect(alice.interface.url.startsWith(`${site.url}/`)).toBe(true);
     authorizations.length = 0;
     const task = await alice.start('input');
@@ -132,7 +135,10 @@ describe('the relay in front of the official v1.0 server', () => {
     // Every call that reached the agent carried the relay's bearer; nothing the browsers got carries it.
     expect(authorizations.length).toBeGreaterThan(0);
     expect(new Set(authorizations)).toEqual(new Set([`Bearer ${BEARER}`]));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Every body read to its end (at most 5 s: a stream may still be open).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.allSettled(reading), new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
     expect(seen.length).toBeGreaterThan(5);
     for (const text of seen) expect(text).not.toContain(BEARER);
   });

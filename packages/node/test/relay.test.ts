@@ -13,8 +13,10 @@ const BEARER = 'relay-test-bearer-7f3a9c';
 
 interface Browser {
   readonly client: A2AClient;
-  /** Every response the "browser" received: status, headers and body text. */
+  /** Every response the "browser" received so far: status, headers and body text. */
   readonly seen: string[];
+  /** Waits until every body received so far is read to its end (at most 5 s: a stream may still be open). */
+  settled(): Promise<void>;
 }
 
 interface Site {
@@ -36,16 +38,18 @@ async function serveRelay(options: RelayOptions): Promise<Site> {
 }
 
 /** A fetch that carries `user`'s session cookie and records what comes back (streams read to their end). */
-function browserFetch(user: string, seen: string[]): FetchLike {
+function browserFetch(user: string, seen: string[], reading: Promise<unknown>[]): FetchLike {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set('cookie', `session=${user}`);
     const response = await fetch(input, { ...init, headers });
     const copy = response.clone();
     const head = `${response.status} ${[...response.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}`;
-    void copy.text().then(
-      (text) => seen.push(`${head}\n\n${text}`),
-      () => seen.push(head),
+    reading.push(
+      copy.text().then(
+        (text) => seen.push(`${head}\n\n${text}`),
+        () => seen.push(head),
+      ),
     );
     return response;
   };
@@ -53,14 +57,20 @@ function browserFetch(user: string, seen: string[]): FetchLike {
 
 async function browser(site: Site, agent: string, user: string, binding: Binding, version: ProtocolVersion): Promise<Browser> {
   const seen: string[] = [];
+  const reading: Promise<unknown>[] = [];
   const client = await connect(site.url(agent), {
-    fetch: browserFetch(user, seen),
+    fetch: browserFetch(user, seen, reading),
     cardCache: false,
     preferredBindings: [binding],
     protocolVersions: [version],
     maxRetries: 0,
   });
-  return { client, seen };
+  const settled = async (): Promise<void> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.allSettled(reading), new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
+  };
+  return { client, seen, settled };
 }
 
 const owner = (request: Request): string | undefined => /(?:^|; )session=(\w+)/.exec(request.headers.get('cookie') ?? '')?.[1];
@@ -133,7 +143,8 @@ describe('the relay route: one agent under the app origin, whose task is whose',
     expect((await task.done()).status.state).toBe('completed');
     // Nothing bob sent reached the task: the agent saw alice's two messages only.
     expect(agent.tasks.get(taskId)?.history.filter((m) => m.role === 'user').length).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([alice.settled(), bob.settled()]);
+    expect(alice.seen.length).toBeGreaterThan(3);
     for (const text of [...alice.seen, ...bob.seen]) expect(text).not.toContain(BEARER);
   });
 
@@ -218,7 +229,7 @@ describe('the relay route: credentials never reach the browser', () => {
     })().catch((e: unknown) => e);
     expect(streamed).toBeInstanceOf(TetherError);
     expect(String(streamed)).not.toContain(BEARER);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await b.settled();
     expect(b.seen.length).toBeGreaterThanOrEqual(3);
     for (const text of b.seen) expect(text).not.toContain(BEARER);
   });
@@ -304,7 +315,8 @@ describe('the relay route: push configs when allowed', () => {
       expect(read.token).toBeUndefined();
       await expect(bob.client.getPushConfig(taskId, 'c1')).rejects.toBeInstanceOf(TaskNotFoundError);
       await expect(bob.client.createPushConfig({ ...config, url: 'https://bob.example/steal' })).rejects.toBeInstanceOf(TaskNotFoundError);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await alice.settled();
+      expect(alice.seen.length).toBeGreaterThan(3);
       for (const text of alice.seen) {
         expect(text).not.toContain('push-token-5e8a1d');
         expect(text).not.toContain('push-credentials-77c2');
