@@ -7,7 +7,8 @@ export interface FileTaskStoreOptions {
   /**
    * Called once per record file that `list()` skipped: `STORE_CORRUPT` for one that is not a task
    * record (not JSON, truncated, not an object, no `taskId` or `schemaVersion`, a `schemaVersion`
-   * newer than this version of Tether knows, or filed under another task's name), `STORE_READ_FAILED`
+   * newer than this version of Tether knows, or filed under another task's name; not a regular file,
+   * such as a FIFO, or over 8 MiB: not read), `STORE_READ_FAILED`
    * for one that could not be read. The error's message names the file. Without it, skipped files
    * are silent.
    */
@@ -21,6 +22,7 @@ const TASKS: RecordKind = {
   store: 'FileTaskStore',
   repair: 'put() or delete() the task',
   context: (taskId) => ({ taskId }),
+  maxBytes: 8 << 20, // the engine's records are a few hundred bytes
 };
 
 /**
@@ -42,6 +44,10 @@ const TASKS: RecordKind = {
  *   their writer is not provably alive): opening a second store on a live writer's directory (an
  *   admin `list()`, in this process or another) never fails that writer's writes.
  *
+ * - Only regular files of at most 8 MiB are read, opened without blocking: a FIFO, a device, a
+ *   directory or a huge file under a task's file name is `STORE_CORRUPT`, never waited on or read
+ *   whole. A record over 8 MiB of JSON is refused (`INVALID_ARGUMENT`) before anything is written.
+ *
  * **One process owns a directory.** Serialization is in-process: two processes writing the same
  * directory can lose each other's updates. Several orchestrator processes sharing tasks need a
  * shared store (Redis).
@@ -50,12 +56,12 @@ const TASKS: RecordKind = {
  * last event id, a requested cancel), as JSON: no credentials, tokens or message contents.
  *
  * Errors are {@link TetherError}s naming the file: `STORE_CORRUPT` from `get` (and `update`) for a
- * file that is not a task record (`list` skips such files and reports them to `options.onCorrupt`
+ * file that is not a task record, not a regular file or over 8 MiB (`list` skips such files and reports them to `options.onCorrupt`
  * instead of failing; `put` or `delete` replaces or removes it); `STORE_WRITE_FAILED` when a write
  * or delete fails (permissions, a full disk; `cause` is the file system's error), leaving the
  * previous record intact; `STORE_READ_FAILED` when a file or the directory cannot be read;
- * `INVALID_ARGUMENT` for an empty or malformed id, a record that is not JSON-serializable, or an
- * `update` that returns another task's record.
+ * `INVALID_ARGUMENT` for an empty or malformed id, a record that is not JSON-serializable or over
+ * 8 MiB of it, or an `update` that returns another task's record.
  *
  * @param dir The directory of the records, resolved against the current directory now.
  */

@@ -21,6 +21,7 @@ const WORKFLOWS: RecordKind = {
   version: WORKFLOW_RECORD_VERSION,
   store: 'FileWorkflowStore',
   repair: 'save() the workflow',
+  maxBytes: 64 << 20, // a workflow's nodes, ledger and checkpoints, however long it runs
 };
 
 /**
@@ -34,12 +35,14 @@ const WORKFLOWS: RecordKind = {
  * - File names derive from the workflow id (hex of it, or a SHA-256 for long ids), never a path;
  *   the id is also stored inside the record and checked on read.
  * - Temporary files a crash left behind are ignored, and removed (best effort) when the store opens.
+ * - Only regular files of at most 64 MiB are read, opened without blocking (a FIFO or a huge file
+ *   under a workflow's file name is `STORE_CORRUPT`); a larger record is refused (`INVALID_ARGUMENT`).
  *
  * **One process owns a directory**: serialization is in-process.
  *
  * Errors are {@link TetherError}s naming the file: `STORE_CORRUPT` from `load` for a file that is
- * not a workflow record, holds a `schemaVersion` newer than {@link WORKFLOW_RECORD_VERSION} or
- * another workflow's id (`list` skips such files and reports them to `options.onCorrupt`; `save`
+ * not a workflow record (not a regular file, over 64 MiB, not JSON …), holds a `schemaVersion`
+ * newer than {@link WORKFLOW_RECORD_VERSION} or another workflow's id (`list` skips such files and reports them to `options.onCorrupt`; `save`
  * replaces it); `STORE_WRITE_FAILED` when a write fails (permissions, a full disk; `cause` is the
  * file system's error), leaving the previous record intact; `STORE_READ_FAILED` when a file or the
  * directory cannot be read; `INVALID_ARGUMENT` for an empty or malformed id or a record that is not

@@ -1,9 +1,10 @@
 // The file mechanics both file stores share (tasks, workflows): one JSON file per record in a directory,
 // written atomically and durably, with per-id serialization and checked reads. Internal to this package.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TetherError, type ErrorContext } from '@a2a-tether/core';
+import { readCapped } from './read-capped.js';
 import { ownTempTag, tempAbandoned } from './temp-owner.js';
 
 /** What kind of record a {@link RecordDirectory} holds: used for reading, naming files and in messages. */
@@ -20,6 +21,11 @@ export interface RecordKind {
   repair: string;
   /** Extra context for the store's errors about one record (e.g. `{ taskId }`). */
   context?: ((id: string | undefined) => ErrorContext) | undefined;
+  /**
+   * The largest record file read or written (bytes of JSON): a larger file is `STORE_CORRUPT`, never
+   * read whole, and a larger record is refused before anything is written.
+   */
+  maxBytes: number;
 }
 
 /** Hex of the id's UTF-8 up to this length (64 bytes of id); a SHA-256 of it beyond. Names stay well under 255 bytes. */
@@ -46,6 +52,7 @@ const READ_CONCURRENCY = 16;
  * - File names derive from the id (hex of it, or a SHA-256 for long ids), never a path; the id is
  *   also kept inside the record and checked on read.
  * - {@link serially} runs one operation per id at a time, in call order.
+ * - A record file is read only when the opened file is a regular one of at most `kind.maxBytes`.
  */
 export class RecordDirectory<R extends object> {
   private opened: Promise<void> | undefined;
@@ -92,16 +99,19 @@ export class RecordDirectory<R extends object> {
   async read(name: string, id: string | undefined, method: string): Promise<R | undefined> {
     const operation = this.operation(method);
     const path = join(this.dir, name);
-    const { noun, idField, version } = this.kind;
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw new TetherError('STORE_READ_FAILED', `could not read ${noun} record ${path}: ${fsMessage(error)}`, this.context(operation, id, error));
-    }
+    const { noun, idField, version, maxBytes } = this.kind;
     const corrupt = (why: string, cause?: unknown): TetherError =>
       new TetherError('STORE_CORRUPT', `${noun} record ${path} ${why}; ${this.kind.repair} to replace it`, this.context(operation, id, cause));
+    let read;
+    try {
+      read = await readCapped(path, maxBytes);
+    } catch (error) {
+      throw new TetherError('STORE_READ_FAILED', `could not read ${noun} record ${path}: ${fsMessage(error)}`, this.context(operation, id, error));
+    }
+    if (read.kind === 'missing') return undefined;
+    if (read.kind === 'special') throw corrupt(`is not a regular file (${read.what}); it was not read`);
+    if (read.kind === 'over') throw corrupt(`is ${read.size} bytes, over the ${maxBytes} a record file may hold; it was not read`);
+    const text = read.bytes.toString('utf8');
     let record: unknown;
     try {
       record = JSON.parse(text);
@@ -170,6 +180,11 @@ export class RecordDirectory<R extends object> {
       throw new TetherError('INVALID_ARGUMENT', detail, this.context(operation, id, error));
     }
     const path = join(this.dir, name);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > this.kind.maxBytes) {
+      const detail = `the record of ${this.kind.noun} ${this.describeId(record)} is ${bytes} bytes of JSON, over the ${this.kind.maxBytes} a record file may hold; nothing was written`;
+      throw new TetherError('INVALID_ARGUMENT', detail, this.context(operation, id, undefined));
+    }
     const temp = join(this.dir, `.${name}.${ownTempTag()}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       const file = await open(temp, 'wx', 0o600);

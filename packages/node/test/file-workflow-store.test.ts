@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SeededRandom } from '@a2a-tether/testkit';
@@ -256,11 +256,11 @@ describe('createFileWorkflowStore', () => {
     const dir = await freshDir();
     const store = createFileWorkflowStore(dir);
     await store.save(workflow('fine'));
-    await mkdir(fileOf(dir, 'unreadable')); // readFile fails with EISDIR, also for root
+    await symlink(fileOf(dir, 'unreadable'), fileOf(dir, 'unreadable')); // a loop: open fails with ELOOP, also for root
     const error = await rejection(store.load('unreadable'));
     expect(error.code).toBe('STORE_READ_FAILED');
     expect(error.message).toContain(`could not read workflow record ${fileOf(dir, 'unreadable')}`);
-    expect((error.cause as { code?: string }).code).toBe('EISDIR');
+    expect((error.cause as { code?: string }).code).toBe('ELOOP');
     const reported: TetherError[] = [];
     expect(await createFileWorkflowStore(dir, { onCorrupt: (e) => reported.push(e) }).list()).toEqual(['fine']);
     expect(reported.map((e) => e.code)).toEqual(['STORE_READ_FAILED']);

@@ -49,6 +49,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 
 /** One durable write, as the stores must do it. */
 const DURABLE_WRITE = ['open temp', 'writeFile temp', 'sync temp', 'close temp', 'rename temp → record', 'open directory', 'sync directory', 'close directory'];
+/** An update's read of the record before it: checked as opened, then read (to its end). */
+const READ_RECORD = ['open record', 'stat record', 'read record', 'read record', 'close record'];
 
 const roots: string[] = [];
 async function freshDir(): Promise<string> {
@@ -80,7 +82,7 @@ describe.skipIf(process.platform === 'win32')('file stores: write, fsync, close,
     const store = createFileTaskStore(await freshDir());
     expect(await callsOf(() => store.put(record('t1')))).toEqual(DURABLE_WRITE);
     expect(await callsOf(() => store.put(record('t1', 'input-required')))).toEqual(DURABLE_WRITE);
-    expect(await callsOf(() => store.update('t1', (r) => (r ? { ...r, state: 'completed' } : r)))).toEqual(DURABLE_WRITE);
+    expect(await callsOf(() => store.update('t1', (r) => (r ? { ...r, state: 'completed' } : r)))).toEqual([...READ_RECORD, ...DURABLE_WRITE]);
     expect((await store.get('t1'))?.state).toBe('completed');
   });
 
