@@ -34,7 +34,13 @@ const TASKS: RecordKind = {
  *   reader sees the previous record or the new one, never a mix; once `put`/`update`/`delete`
  *   resolves, the change survives the process.
  * - Writes to one task (`put`, `update`, `delete`) run one at a time, in call order; `update` is an
- *   atomic read-modify-write. `get` and `list` see every write called before them.
+ *   atomic read-modify-write. `get` and `list` see every write called before them. This holds for
+ *   every store of the process on the directory (however its path is spelled: stores on one real
+ *   directory share their queues and watchers), and across processes: each write holds the task
+ *   file's lock (`.<file>.lock`, created exclusively, holding the writer's host, pid and start time)
+ *   while it reads and writes. A lock held by another process is waited for, up to 10 s, then
+ *   `STORE_UNAVAILABLE` (retryable); one whose holder is gone (a crash, `kill -9`) is taken over at
+ *   once, one of another host or pid namespace after 30 s without its holder's heartbeat.
  * - Files are created with mode 0600, the directory (created on first use, with its parents) 0700.
  *   An existing directory keeps its mode.
  * - File names derive from the task id (hex of it, or a SHA-256 for long ids), never a path: any id
@@ -48,9 +54,9 @@ const TASKS: RecordKind = {
  *   directory or a huge file under a task's file name is `STORE_CORRUPT`, never waited on or read
  *   whole. A record over 8 MiB of JSON is refused (`INVALID_ARGUMENT`) before anything is written.
  *
- * **One process owns a directory.** Serialization is in-process: two processes writing the same
- * directory can lose each other's updates. Several orchestrator processes sharing tasks need a
- * shared store (Redis).
+ * Several processes may share a directory, but `watch` tells only this process's writes, and every
+ * write of a task waits for the others': several orchestrator processes sharing many tasks are better
+ * served by a shared store (Redis).
  *
  * Records hold only what the task engine writes (ids, state, the agent's URL, timestamps, the
  * last event id, a requested cancel), as JSON: no credentials, tokens or message contents.
@@ -59,7 +65,8 @@ const TASKS: RecordKind = {
  * file that is not a task record, not a regular file or over 8 MiB (`list` skips such files and reports them to `options.onCorrupt`
  * instead of failing; `put` or `delete` replaces or removes it); `STORE_WRITE_FAILED` when a write
  * or delete fails (permissions, a full disk; `cause` is the file system's error), leaving the
- * previous record intact; `STORE_READ_FAILED` when a file or the directory cannot be read;
+ * previous record intact; `STORE_UNAVAILABLE` (retryable) when another process held the task's lock
+ * for 10 s; `STORE_READ_FAILED` when a file or the directory cannot be read;
  * `INVALID_ARGUMENT` for an empty or malformed id, a record that is not JSON-serializable or over
  * 8 MiB of it, or an `update` that returns another task's record.
  *
@@ -69,15 +76,22 @@ export function createFileTaskStore(dir: string, options: FileTaskStoreOptions =
   return new FileTaskStore(new RecordDirectory<TaskRecord>(resolve(dir), TASKS), options);
 }
 
+/** The watchers of each directory (by its real path): a write through any store of this process on it is told to all. */
+const directoryWatchers = new Map<string, StoreWatchers>();
+
 class FileTaskStore implements WatchableTaskStore {
-  private readonly watchers = new StoreWatchers();
+  private readonly watchers: StoreWatchers;
 
   constructor(
     private readonly files: RecordDirectory<TaskRecord>,
     private readonly options: FileTaskStoreOptions,
-  ) {}
+  ) {
+    let watchers = directoryWatchers.get(files.key);
+    if (watchers === undefined) directoryWatchers.set(files.key, (watchers = new StoreWatchers()));
+    this.watchers = watchers;
+  }
 
-  /** Its writes (one process owns a directory, so they are all of them), told to each watcher. */
+  /** The writes of this process's stores on the directory, told to each watcher (another process's are not). */
   watch(onChange: () => void): () => void {
     return this.watchers.add(onChange);
   }
@@ -94,11 +108,11 @@ class FileTaskStore implements WatchableTaskStore {
 
   put(record: TaskRecord): Promise<void> {
     const taskId = (record as Partial<TaskRecord> | null)?.taskId as string;
-    return this.told(this.files.serially(taskId, 'put', (name) => this.files.write(name, record, 'put')));
+    return this.told(this.files.serially(taskId, 'put', (name) => this.files.locked(name, taskId, 'put', () => this.files.write(name, record, 'put'))));
   }
 
   update(taskId: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
-    return this.told(this.files.serially(taskId, 'update', async (name) => {
+    return this.told(this.files.serially(taskId, 'update', (name) => this.files.locked(name, taskId, 'update', async () => {
       // Freshly parsed: the change function gets its own copy, and nothing it does reaches the disk unless returned.
       const current = await this.files.read(name, taskId, 'update');
       const next = change(current);
@@ -114,11 +128,11 @@ class FileTaskStore implements WatchableTaskStore {
       }
       await this.files.write(name, next, 'update');
       return next;
-    }));
+    })));
   }
 
   delete(taskId: string): Promise<void> {
-    return this.told(this.files.serially(taskId, 'delete', (name) => this.files.remove(name, taskId, 'delete')));
+    return this.told(this.files.serially(taskId, 'delete', (name) => this.files.locked(name, taskId, 'delete', () => this.files.remove(name, taskId, 'delete'))));
   }
 
   async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {

@@ -31,6 +31,8 @@ const WORKFLOWS: RecordKind = {
  *   in the same directory, is fsynced, renamed over the old one, and the directory is fsynced. Once
  *   `save` resolves, `load` returns the new record, in this process or after a restart.
  * - Calls for one workflow run one at a time, in call order; `list` sees every `save` called before it.
+ *   Stores of this process on one real directory share their queues; a `save` holds the workflow
+ *   file's lock (`.<file>.lock`) against other processes' saves, as a task store's writes do.
  * - Files are created with mode 0600, the directory (created on first use, with its parents) 0700.
  * - File names derive from the workflow id (hex of it, or a SHA-256 for long ids), never a path;
  *   the id is also stored inside the record and checked on read.
@@ -38,13 +40,12 @@ const WORKFLOWS: RecordKind = {
  * - Only regular files of at most 64 MiB are read, opened without blocking (a FIFO or a huge file
  *   under a workflow's file name is `STORE_CORRUPT`); a larger record is refused (`INVALID_ARGUMENT`).
  *
- * **One process owns a directory**: serialization is in-process.
- *
  * Errors are {@link TetherError}s naming the file: `STORE_CORRUPT` from `load` for a file that is
  * not a workflow record (not a regular file, over 64 MiB, not JSON …), holds a `schemaVersion`
  * newer than {@link WORKFLOW_RECORD_VERSION} or another workflow's id (`list` skips such files and reports them to `options.onCorrupt`; `save`
  * replaces it); `STORE_WRITE_FAILED` when a write fails (permissions, a full disk; `cause` is the
- * file system's error), leaving the previous record intact; `STORE_READ_FAILED` when a file or the
+ * file system's error), leaving the previous record intact; `STORE_UNAVAILABLE` (retryable) when
+ * another process held the workflow's lock for 10 s; `STORE_READ_FAILED` when a file or the
  * directory cannot be read; `INVALID_ARGUMENT` for an empty or malformed id or a record that is not
  * JSON-serializable.
  *
@@ -66,7 +67,7 @@ class FileWorkflowStore implements WorkflowStore {
 
   save(record: WorkflowRecord): Promise<void> {
     const id = (record as Partial<WorkflowRecord> | null)?.id as string;
-    return this.files.serially(id, 'save', (name) => this.files.write(name, record, 'save'));
+    return this.files.serially(id, 'save', (name) => this.files.locked(name, id, 'save', () => this.files.write(name, record, 'save')));
   }
 
   async list(): Promise<string[]> {

@@ -1,10 +1,13 @@
 // The file mechanics both file stores share (tasks, workflows): one JSON file per record in a directory,
-// written atomically and durably, with per-id serialization and checked reads. Internal to this package.
+// written atomically and durably, one writer per record (in this process and across processes), with
+// checked reads. Internal to this package.
 import { createHash, randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { TetherError, type ErrorContext } from '@a2a-tether/core';
 import { readCapped } from './read-capped.js';
+import { LockFailure, withRecordLock } from './record-lock.js';
 import { ownTempTag, tempAbandoned } from './temp-owner.js';
 
 /** What kind of record a {@link RecordDirectory} holds: used for reading, naming files and in messages. */
@@ -41,6 +44,30 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const READ_CONCURRENCY = 16;
 
 /**
+ * The queues of every directory a store opened in this process, by its real path: two stores on one
+ * directory (however it is spelled) share them, so their calls on one id run one at a time, in call order.
+ */
+const directories = new Map<string, Map<string, Promise<void>>>();
+
+function queuesOf(key: string): Map<string, Promise<void>> {
+  let queues = directories.get(key);
+  if (queues === undefined) directories.set(key, (queues = new Map()));
+  return queues;
+}
+
+/** `dir` (absolute) with its symbolic links resolved, as far as it exists yet: the rest is created as directories. */
+function realDirectory(dir: string): string {
+  // Bounded by the depth of `dir`: each turn goes one directory up.
+  for (let existing = dir, rest = ''; ; rest = join(basename(existing), rest), existing = dirname(existing)) {
+    try {
+      return join(realpathSync.native(existing), rest);
+    } catch {
+      if (dirname(existing) === existing) return dir;
+    }
+  }
+}
+
+/**
  * A directory of JSON records, one file per id.
  *
  * - A write goes to a temporary file in the same directory (mode 0600), is fsynced, renamed over the
@@ -51,19 +78,25 @@ const READ_CONCURRENCY = 16;
  *   never removes a live writer's file from under it.
  * - File names derive from the id (hex of it, or a SHA-256 for long ids), never a path; the id is
  *   also kept inside the record and checked on read.
- * - {@link serially} runs one operation per id at a time, in call order.
+ * - {@link serially} runs one operation per id at a time, in call order, in every store of this
+ *   process on the directory; {@link locked} keeps other processes' writes of the record out meanwhile.
  * - A record file is read only when the opened file is a regular one of at most `kind.maxBytes`.
  */
 export class RecordDirectory<R extends object> {
   private opened: Promise<void> | undefined;
-  /** The tail of each id's queue of operations; never rejects. */
-  private readonly queues = new Map<string, Promise<void>>();
+  /** The tail of each id's queue of operations, shared by the stores of this process on the directory; never rejects. */
+  private readonly queues: Map<string, Promise<void>>;
+  /** The directory's real path, as far as it exists: the same for every store of this process on it. */
+  readonly key: string;
 
   /** @param dir An absolute directory. */
   constructor(
     readonly dir: string,
     private readonly kind: RecordKind,
-  ) {}
+  ) {
+    this.key = realDirectory(dir);
+    this.queues = queuesOf(this.key);
+  }
 
   /** `Store.method`, the `operation` of an error. */
   private operation(method: string): string {
@@ -90,6 +123,23 @@ export class RecordDirectory<R extends object> {
       if (this.queues.get(id) === tail) this.queues.delete(id);
     });
     return result;
+  }
+
+  /**
+   * Runs `operation` — a write, or a read-modify-write — holding record file `name`'s lock: another
+   * process's writes of the record wait for it (see `record-lock.ts`). Call it within {@link serially}.
+   * A lock another process holds past `RECORD_LOCK.waitMs` is `STORE_UNAVAILABLE` (retryable); one
+   * that cannot be created (permissions, a full disk) is `STORE_WRITE_FAILED`.
+   */
+  async locked<T>(name: string, id: string | undefined, method: string, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await withRecordLock(this.dir, name, operation);
+    } catch (error) {
+      if (!(error instanceof LockFailure)) throw error;
+      const path = join(this.dir, name);
+      const outcome = error.code === 'STORE_WRITE_FAILED' ? 'the previous record is unchanged' : 'nothing was written; try again';
+      throw new TetherError(error.code, `could not write ${this.kind.noun} record ${path}: ${error.message}; ${outcome}`, this.context(this.operation(method), id, error.cause ?? error));
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
-// Who wrote a record directory's temporary file, and whether that file is provably abandoned.
-// Internal to this package (record-directory.ts).
+// Who wrote a record directory's temporary file or holds a record's lock, and whether that file or
+// lock is provably abandoned. Internal to this package (record-directory.ts, record-lock.ts).
 import { createHash } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -84,11 +84,16 @@ export function ownTempTag(): string {
   return tempTag(process.pid);
 }
 
+/** `<host>-<pid>-<start>`, as {@link tempTag} writes it. */
+const TAG = /^([0-9a-f]{8})-([1-9]\d{0,9})-(\d{1,20})$/;
+
 function ownerOf(name: string): TempOwner | undefined {
   const match = OWNED.exec(name);
-  if (!match) return undefined;
-  const [, owner = '', pid = '', start = UNKNOWN] = match;
-  return { host: owner, pid: Number(pid), start };
+  return match ? owner(match) : undefined;
+}
+
+function owner([, host = '', pid = '', start = UNKNOWN]: RegExpExecArray): TempOwner {
+  return { host, pid: Number(pid), start };
 }
 
 /**
@@ -100,11 +105,24 @@ function ownerOf(name: string): TempOwner | undefined {
  * The file of a writer that is provably alive — this process included — is never abandoned.
  */
 export function tempAbandoned(name: string, ageMs: number): boolean {
-  const owner = ownerOf(name);
+  return abandoned(ownerOf(name), ageMs, STALE_TEMP_MS);
+}
+
+/**
+ * Whether what the process tagged `tag` ({@link tempTag}) holds — a record's lock — is abandoned
+ * after `ageMs` without a sign of life: its holder is provably gone, or it is not provably alive and
+ * `ageMs` is over `boundMs`. A malformed tag is judged by its age alone.
+ */
+export function holderAbandoned(tag: string, ageMs: number, boundMs: number): boolean {
+  const match = TAG.exec(tag);
+  return abandoned(match ? owner(match) : undefined, ageMs, boundMs);
+}
+
+function abandoned(owner: TempOwner | undefined, ageMs: number, boundMs: number): boolean {
   if (owner !== undefined && owner.host === host()) {
     if (!alive(owner.pid)) return true;
     const start = owner.pid === process.pid ? startOfSelf() : startOf(owner.pid);
     if (owner.start !== UNKNOWN && start !== undefined && start !== UNKNOWN) return start !== owner.start;
   }
-  return ageMs > STALE_TEMP_MS;
+  return ageMs > boundMs;
 }

@@ -264,7 +264,7 @@ async function liveWriter<T>(writer: TaskStore, meanwhile: (done: () => boolean)
   return { failed, other };
 }
 
-describe('a second store opened on the directory of a live writer', () => {
+describe('a second store opened on the directory of a live writer', { timeout: 30_000 }, () => {
   it(`fails none of ${UPDATES} updates while other stores in this process open and list the directory`, async () => {
     const dir = await freshDir();
     const writer = createFileTaskStore(dir);
