@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileTaskStore, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
+import { RECORD_LOCK } from '../src/record-lock.js';
 import { tempTag } from '../src/temp-owner.js';
 import { storeChild } from './helpers/store-child.js';
 
@@ -122,6 +123,18 @@ describe("another process's lock on a record", () => {
     await writing;
     expect(((await store.get('held')) as Counted | undefined)?.count).toBe(2);
   });
+
+  it(`a lock a live process does not give back: the write ends in STORE_UNAVAILABLE (retryable) after ${RECORD_LOCK.waitMs} ms, writing nothing`, async () => {
+    const dir = await freshDir();
+    const store = createFileTaskStore(dir);
+    const path = await recordFile(store, dir, 'stuck');
+    await writeFile(join(dir, `.${basename(path)}.lock`), lockOf(process.ppid, '00aa00aa00aa00aa'));
+    const error = await rejection(increment(store, 'stuck', 1));
+    expect([error.code, error.isRetryable, error.taskId]).toEqual(['STORE_UNAVAILABLE', true, 'stuck']);
+    expect(error.message).toContain(`could not write task record ${path}: its lock is held by process ${process.ppid}`);
+    expect(error.message).toContain('nothing was written; try again');
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ count: 1 });
+  }, RECORD_LOCK.waitMs + 20_000);
 });
 
 // ---- files named like a record that a store cannot read whole --------------------------------------
