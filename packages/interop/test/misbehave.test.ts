@@ -193,8 +193,8 @@ describe('misbehave checks', () => {
     expect(planRun(SEED, 17, 100)).not.toEqual(planRun(SEED, 18, 100));
     const drawn = new Set(Array.from({ length: 400 }, (_, i) => planRun(SEED, i, 100)).flatMap((p) => p.misbehaviours));
     // Every misbehaviour but the three of the generations draft (issue 33 added refuseFinished,
-    // resetStream, cutCancel and noErrorInfo).
-    expect(drawn.size).toBe(18);
+    // resetStream, cutCancel and noErrorInfo; issue 34 stalePause).
+    expect(drawn.size).toBe(19);
   });
 });
 

@@ -535,6 +535,25 @@ describe('terminalViaGet: streams never show the terminal state', () => {
   });
 });
 
+describe("stalePause: an answer's stream opens with the task still at its pause", () => {
+  it.each(COMBOS.map((c) => [c.name, c] as const))('%s: the pause and its question first, the answer last in its history; then what the answer caused', async (_, combo) => {
+    const agent = await start();
+    const first = await openStream(combo, agent, 'input misbehave=stalePause');
+    const id = createdTaskId(combo, first);
+    expect(eventOf(combo, first.frames.at(-1)!).state).toBe('input-required');
+    const contextId = agent.tasks.get(id)!.contextId;
+    const second = await openStream(combo, agent, 'blue', { taskId: id, contextId });
+    expect(describeAll(combo, second)).toEqual(['task input-required', 'status working', 'artifact got: blue', 'status completed']);
+    expect(JSON.stringify(eventOf(combo, second.frames[0]!).raw['status'])).toContain('need input');
+    expect(JSON.stringify((eventOf(combo, second.frames[0]!).raw['history'] as Json[]).at(-1))).toContain('"blue"');
+    // Without it, the v1.0 stream opens with the task already moved on (v0.3: with the next event).
+    const plain = await openStream(combo, agent, 'input');
+    const plainId = createdTaskId(combo, plain);
+    const answered = await openStream(combo, agent, 'blue', { taskId: plainId, contextId: agent.tasks.get(plainId)!.contextId });
+    expect(describeAll(combo, answered)[0]).toBe(combo.version === '1.0' ? 'task working' : 'status working');
+  });
+});
+
 describe('afterTerminal: one more status after the terminal one', () => {
   it.each(COMBOS.map((c) => [c.name, c] as const))('%s', async (_, combo) => {
     const agent = await start();
@@ -605,6 +624,7 @@ describe('selection', () => {
         'lose',
         'terminalViaGet',
         'afterTerminal',
+        'stalePause',
         'resetStream',
         'cutCancel',
         'noErrorInfo',

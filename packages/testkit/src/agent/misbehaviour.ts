@@ -101,6 +101,13 @@ export const MISBEHAVIOURS = Object.freeze({
    * reset before the answer goes out: the client never learns what it did.
    */
   cutCancel: 'CancelTask carried out, then the connection reset before its answer',
+  /**
+   * The stream of a message answering the task's pause (`input`, `auth`: a follow-up naming the task)
+   * opens with a Task snapshot of the task as it stood when the answer arrived — still at its pause, with
+   * its question, the answer last in its history — as the official v1.0 server (`@a2a-js/sdk` 1.3.0)
+   * does; what the answer caused follows. On both versions and bindings.
+   */
+  stalePause: "an answer's stream opens with the task still at its pause",
   /** After the terminal status, the stream sends one more status (`working`) before it ends. */
   afterTerminal: 'one more status (working) after the terminal one',
   /**

@@ -101,11 +101,14 @@ export class AgentOperations {
       const entry = this.followUpTarget(message, params.ifGenerationMatch);
       this.addInlinePushConfig(entry, params.pushConfig, version);
       session.bind(entry);
+      const stale = entry.misbehaviour.has('stalePause');
       // v1 streams start with a Task snapshot on every turn; v0.3 follow-ups start with the next event.
-      if (version === '1.0') session.snapshotOnNextEvent();
+      if (version === '1.0' && !stale) session.snapshotOnNextEvent();
       const run = entry.run;
       if (run?.active === true) session.attach(run.observe(session));
       this.acceptFollowUp(entry, message);
+      // `stalePause`: the task as it stands, before the answer moved it (the scenario goes on a tick later).
+      if (stale) session.writeAsItStands(entry);
       if (run?.active !== true) session.end(undefined);
       return;
     }

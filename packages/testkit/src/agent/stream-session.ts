@@ -102,6 +102,11 @@ export class StreamSession implements TaskObserver {
     this.endIfSettled(entry.status.state);
   }
 
+  /** The task as it stands, as a snapshot frame, without ending on it (`stalePause`: a pause already answered). */
+  writeAsItStands(entry: TaskEntry): void {
+    this.writeTask(entry);
+  }
+
   /** Re-send logged events as they were, without ending on them (they are history). */
   replay(events: readonly TaskEvent[], entry: TaskEntry): void {
     for (const event of events) this.write(eventToItem(event, this.options.closeAtInterrupted), entry, event.seq);
