@@ -10,6 +10,7 @@ import type { FollowCore } from './follow-core.js';
 import { absorbSnapshot, applyBatch, deliver } from './follow-intake.js';
 import type { PendingSend, StartAck } from './follow-types.js';
 import type { Outcome, Phase } from './phase.js';
+import type { DeliveryMode } from './follow-state.js';
 import { asTetherError, streamMendable, taskIdOf } from './classify.js';
 import { pause } from './pause.js';
 import type { Reconciler } from './reconciler.js';
@@ -109,20 +110,20 @@ async function sendStep(core: FollowCore, signal: AbortSignal): Promise<Outcome>
   try {
     if (sent.type === 'stream') {
       const first = sent.first[0] as StreamItem;
-      if (!core.view) core.identify(taskIdOf(first.event) as string, first.event.contextId ?? '', 'stream');
+      if (!core.view) identify(core, pending, taskIdOf(first.event) as string, first.event.contextId ?? '', 'stream');
       const session = StreamSession.ofSend(core.sessions, sent.feed);
       core.attach(session);
       // The link is up before anything read from it: the app hears `live` first.
       core.dispatch({ type: 'opened', subscription: false });
       applyBatch(core, session, sent.first);
     } else if (sent.type === 'found') {
-      if (!core.view) core.identify(sent.task.id, sent.task.contextId, core.state.mode);
+      if (!core.view) identify(core, pending, sent.task.id, sent.task.contextId, core.state.mode);
       deliver(core, (core.view as Reconciler).applySnapshot(sent.task, { recovered: true }), false);
     } else if (sent.result.kind === 'message') {
       if (!core.view) return acknowledged(core, pending, { kind: 'message', message: sent.result });
       deliver(core, core.view.applyEvent(sent.result), false);
     } else {
-      if (!core.view) core.identify(sent.result.id, sent.result.contextId, core.state.mode === 'push' ? 'push' : 'poll');
+      if (!core.view) identify(core, pending, sent.result.id, sent.result.contextId, core.state.mode === 'push' ? 'push' : 'poll');
       absorbSnapshot(core, sent.result, false);
     }
   } catch (error) {
@@ -134,13 +135,27 @@ async function sendStep(core: FollowCore, signal: AbortSignal): Promise<Outcome>
   return acknowledged(core, pending, { kind: 'task' }, sent.type === 'found');
 }
 
+/**
+ * The agent named the task. A start that names it (`taskId`) answers the task: a pause its stream opens
+ * with is the one it answers (Reconciler.answering), as for a reply.
+ */
+function identify(core: FollowCore, pending: PendingSend, taskId: string, contextId: string, mode: DeliveryMode): void {
+  core.identify(taskId, contextId, mode);
+  if (answers(pending)) core.view?.answering(pending.message.messageId);
+}
+
+/** A reply, or a start that names its task (it answers the task, from wherever). */
+function answers(pending: PendingSend): boolean {
+  return pending.purpose === 'reply' || pending.message.taskId !== undefined;
+}
+
 /** The agent acknowledged the message: the caller's promise resolves; a Message answer ends the exchange. */
 function acknowledged(core: FollowCore, pending: PendingSend, ack: StartAck, looked = false): Outcome {
   core.settled();
   pending.ack.resolve(ack);
   if (ack.kind === 'message') return { type: 'detach' };
   // A pause may have lasted hours: the quiet budget counts from the answer, not from before it.
-  core.dispatch({ type: 'acknowledged', reply: pending.purpose === 'reply', looked });
+  core.dispatch({ type: 'acknowledged', reply: answers(pending), looked });
   return { type: 'sent', streaming: core.session !== undefined };
 }
 

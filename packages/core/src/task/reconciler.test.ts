@@ -83,6 +83,36 @@ describe('Reconciler: misbehaving agents', () => {
     expect(statuses(r.applyEvent(status('input-required', 2, 'q2')))).toEqual(['input-required:q2']);
   });
 
+  it('answering() (a start naming its task): a first snapshot at a pause asked before the answer is that pause, taken in silently', () => {
+    const withHistory = (task: Task, ids: string[]): Task => ({ ...task, history: ids.map((id) => ({ ...msg(id), role: id.startsWith('a') ? ('user' as const) : ('agent' as const) })) });
+    // The official v1.0 server: the question, then the answer, in the history; the status still at the question.
+    const r = new Reconciler(T, C);
+    r.answering('a1');
+    expect(r.applySnapshot(withHistory(snapshot('input-required', 1, [], 'q1'), ['u0', 'q1', 'a1']), { recovered: false })).toEqual([]);
+    expect(r.state).toBe('input-required');
+    expect(r.applySnapshot(snapshot('input-required', 2, [], 'q1'), { recovered: false })).toEqual([]); // seen again: stale
+    expect(statuses(r.applyEvent(status('working', 3)))).toEqual(['working']);
+    // No question at all (as reply() reads it): the pause answered.
+    const bare = new Reconciler(T, C);
+    bare.answering('a1');
+    expect(bare.applySnapshot(snapshot('input-required', 1, []), { recovered: false })).toEqual([]);
+    expect(statuses(bare.applyEvent(status('input-required', 2, 'q2')))).toEqual(['input-required:q2']);
+  });
+
+  it('answering(): a question asked after the answer, a status update first, or a later snapshot is news', () => {
+    const after = new Reconciler(T, C);
+    after.answering('a1');
+    const asked = { ...snapshot('input-required', 1, [], 'q2'), history: [msg('q1'), { ...msg('a1'), role: 'user' as const }, msg('q2')] };
+    expect(statuses(after.applySnapshot(asked, { recovered: false }))).toEqual(['input-required:q2']);
+    const update = new Reconciler(T, C);
+    update.answering('a1');
+    expect(statuses(update.applyEvent(status('input-required', 1, 'q2')))).toEqual(['input-required:q2']);
+    const later = new Reconciler(T, C);
+    later.answering('a1');
+    expect(statuses(later.applyEvent(status('working', 1)))).toEqual(['working']);
+    expect(statuses(later.applySnapshot(snapshot('input-required', 2, [], 'q2'), { recovered: false }))).toEqual(['input-required:q2']);
+  });
+
   it('refuses a snapshot of another task or another context', () => {
     const r = new Reconciler(T, C);
     expect(() => r.applySnapshot({ ...snapshot('completed', 1, []), id: 'other' }, { recovered: true })).toThrow(/PROTOCOL_VIOLATION|task "other"/);

@@ -130,6 +130,8 @@ export class Reconciler {
   private readonly seenEventIds: BoundedSet;
   /** The pause `reply()` answered, until the agent shows a state that is not that pause. */
   private answered: TaskState | undefined;
+  /** The id of the message a `start()` naming this task sent, until the view holds a status (see {@link answering}). */
+  private answer: string | undefined;
 
   /**
    * `keepArtifacts: false`: artifacts are held as digests (no parts: the view and a result built from
@@ -210,6 +212,29 @@ export class Reconciler {
     if (isInterruptedState(this.status.state)) this.answered = this.status.state;
   }
 
+  /**
+   * This view follows a `start()` that named its task (`taskId`): message `messageId` answers the task's
+   * pause, from a client that did not see it. Its first snapshot, when it shows a pause asked before the
+   * answer (its question before the answer in the task's history, or no question at all), is that pause
+   * — the official v1.0 server opens every answer's stream with it — taken in silently, as `reply()`
+   * would have answered it: the view is at the pause and the reply is acknowledged ({@link replied}).
+   * A question asked after the answer is a new pause.
+   */
+  answering(messageId: string): void {
+    if (this.status.state === 'unknown') this.answer = messageId;
+  }
+
+  /** Whether the snapshot shows the pause the answer (see {@link answering}) answers, not one asked after it. */
+  private answersPause(task: Task): boolean {
+    const { state, message } = task.status;
+    if (this.answer === undefined || !isInterruptedState(state)) return false;
+    if (message === undefined) return true;
+    const ids = task.history.map((m) => m.messageId);
+    const asked = ids.lastIndexOf(message.messageId);
+    const answeredAt = ids.indexOf(this.answer);
+    return !(answeredAt >= 0 && asked > answeredAt);
+  }
+
   /** The reply could not be delivered: the pause was not answered after all. */
   forgetReply(): void {
     this.answered = undefined;
@@ -265,17 +290,23 @@ export class Reconciler {
   }
 
   private applyStatus(status: TaskStatus, recovered: boolean): StatusEvent[] {
+    this.answer = undefined;
     if (!this.verdict(status)) return [];
-    this.status = status;
-    const signature = statusSignature(status);
-    if (signature !== undefined) this.seenStatuses.add(signature);
-    if (status.message) this.seenMessages.add(status.message.messageId);
-    if (status.state !== this.answered) this.answered = undefined;
+    this.take(status);
     const event: StatusEvent = { type: 'status', state: status.state };
     if (status.message) event.message = status.message;
     if (status.timestamp !== undefined) event.timestamp = status.timestamp;
     if (recovered) event.recovered = true;
     return [event];
+  }
+
+  /** The view holds `status` from now on. */
+  private take(status: TaskStatus): void {
+    this.status = status;
+    const signature = statusSignature(status);
+    if (signature !== undefined) this.seenStatuses.add(signature);
+    if (status.message) this.seenMessages.add(status.message.messageId);
+    if (status.state !== this.answered) this.answered = undefined;
   }
 
   private artifactEvent(local: LocalArtifact, parts: Part[], append: boolean, lastChunk: boolean, recovered: boolean): ArtifactEvent {
@@ -444,7 +475,14 @@ export class Reconciler {
       events.push(this.artifactEvent(fresh, [...artifact.parts], false, terminal, recovered));
     }
     // Status last, so a terminal state is emitted after the content it completes.
-    events.push(...this.applyStatus(task.status, recovered));
+    if (this.answersPause(task)) {
+      // The pause a start() naming the task answers: at it, and answered (not news).
+      this.answer = undefined;
+      this.take(task.status);
+      this.replied();
+    } else {
+      events.push(...this.applyStatus(task.status, recovered));
+    }
     if (task.history.length > 0) {
       this.history = [...task.history];
       for (const m of task.history) this.seenMessages.add(m.messageId);
