@@ -21,5 +21,6 @@ export const INITIAL_TARGET_BYTES: number;
 /**
  * `initial`: the app's entry and its static imports. `duringCardRequest`: what connect() imports while the card
  * request is out (the task engine, the card reader). `v1JsonRpcAfterCard`: what a v1.0 JSON-RPC card adds after that.
+ * `app`: the app's source (default: connect, start a task, await done()).
  */
-export function measureInitialLoad(): Promise<{ initial: ShapeTotal; duringCardRequest: ShapeTotal; v1JsonRpcAfterCard: ShapeTotal; all: ShapeTotal }>;
+export function measureInitialLoad(app?: string): Promise<{ initial: ShapeTotal; duringCardRequest: ShapeTotal; v1JsonRpcAfterCard: ShapeTotal; all: ShapeTotal }>;

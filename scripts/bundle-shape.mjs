@@ -32,13 +32,14 @@ export async function ask(text) {
 }
 `;
 
-export async function measureInitialLoad() {
+/** `app`: the app's source (default the small app above); it imports `@a2a-tether/browser` as a web app does. */
+export async function measureInitialLoad(app = APP) {
   // A file of its own inside the browser package, so that `@a2a-tether/browser` resolves through
   // the package's exports (to dist) as it would from an app's node_modules.
   const dir = mkdtempSync(join(tmpdir(), 'tether-bundle-shape-'));
   try {
     const entry = join(root, 'packages/browser', `.bundle-shape-app-${process.pid}.js`);
-    writeFileSync(entry, APP);
+    writeFileSync(entry, app);
     try {
       const result = await build({
         entryPoints: { app: entry },

@@ -13,23 +13,22 @@
  *
  * Exits non-zero if anything does not add up.
  */
-import { connect, type LifecycleEvent, type Part, type Task, type TaskEvent, type TetherError } from '@a2a-tether/node';
+import { connect, textOf, type LifecycleEvent, type Part, type Task, type TaskEvent, type TetherError } from '@a2a-tether/node';
 import { startFaultProxy, startTestAgent } from '@a2a-tether/testkit';
 
 const quiet = process.argv.includes('--quiet');
 const log = (line = ''): void => {
   if (!quiet) console.log(line);
 };
-const textOf = (parts: Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
 
 function describe(event: TaskEvent): string {
   switch (event.type) {
     case 'status':
-      return `status   ${event.state}${event.message ? ` — ${textOf(event.message.parts)}` : ''}${event.recovered ? '  (recovered)' : ''}`;
+      return `status   ${event.state}${event.message ? ` — ${textOf(event.message)}` : ''}${event.recovered ? '  (recovered)' : ''}`;
     case 'artifact':
-      return `artifact ${event.append ? '+' : '='} "${textOf(event.parts)}"${event.lastChunk ? ' (last)' : ''}${event.recovered ? '  (recovered after a gap)' : ''}`;
+      return `artifact ${event.append ? '+' : '='} "${textOf(event)}"${event.lastChunk ? ' (last)' : ''}${event.recovered ? '  (recovered after a gap)' : ''}`;
     case 'message':
-      return `message  ${textOf(event.message.parts)}`;
+      return `message  ${textOf(event.message)}`;
     case 'connection':
       if (event.state === 'reconnecting') {
         // A stalled stream found behind the agent reconnects at once: no attempt number, no wait.
@@ -113,8 +112,8 @@ async function run(label: string, binding: 'JSONRPC' | 'HTTP+JSON', version: '1.
     // `from` (only without kept artifacts): a replay diverged; the parts from that index on are replaced.
     parts = e.append ? [...parts, ...e.parts] : e.from !== undefined ? [...parts.slice(0, e.from), ...e.parts] : [...e.parts];
   }
-  const rebuilt = textOf(parts);
-  const held = textOf(truth.artifacts[0]?.parts ?? []);
+  const rebuilt = textOf({ parts });
+  const held = textOf(truth.artifacts[0]);
   const drops = events.filter((e) => e.type === 'connection' && e.state === 'reconnecting').length;
   const stats = proxy.stats;
   if (truth.status.state !== 'completed' || final.status.state !== 'completed') {

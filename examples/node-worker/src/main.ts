@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, createFileTaskStore, createPushReceiver, type A2AClient, type Task } from '@a2a-tether/node';
+import { connect, createFileTaskStore, createPushReceiver, textOf, type A2AClient } from '@a2a-tether/node';
 import { startTestAgent } from '@a2a-tether/testkit';
 
 const TASKS = 8;
@@ -24,8 +24,6 @@ const quiet = process.argv.includes('--quiet');
 const log = (line: string): void => {
   if (!quiet) console.log(line);
 };
-const textOf = (task: Task): string =>
-  task.artifacts.map((a) => a.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')).join('');
 
 /** The push receiver on `port` (0: any), and the client that follows tasks through it. */
 async function worker(agentUrl: string, dir: string, port: number): Promise<{ client: A2AClient; port: number; close: () => Promise<void> }> {

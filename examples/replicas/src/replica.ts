@@ -18,7 +18,7 @@ import { writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { connect, createPushReceiver, type Task } from '@a2a-tether/node';
+import { connect, createPushReceiver, textOf } from '@a2a-tether/node';
 import { formatTree, startWorkflow, takeOverWorkflows, type HopInput, type HopSpec, type Workflow } from '@a2a-tether/node/orchestrate';
 import { createRedisTaskStore, createRedisWorkflowStore } from '@a2a-tether/node/redis';
 import { LEASE_MS, PUSH_TOKEN_ENV, SAFETY_POLL_MS, WORKFLOW_GOAL, WORKFLOW_ID, type ReplicaMessage } from './protocol.js';
@@ -35,7 +35,6 @@ type WithoutReplica<M> = M extends unknown ? Omit<M, 'replica'> : never;
 type Report = WithoutReplica<ReplicaMessage>;
 const say = (message: Report): void => void writeSync(1, `${JSON.stringify({ ...message, replica: name })}\n`);
 const messageOf = (error: unknown): string => (error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error));
-const textOf = (task: Task): string => task.artifacts.flatMap((a) => a.parts).map((p) => (p.kind === 'text' ? p.text : '')).join('');
 
 // ————— the replica's wiring: what a production replica does —————
 const receiver = createPushReceiver({ token: pushToken });

@@ -39,6 +39,22 @@ describe('the initial load of a web app (code splitting)', () => {
     }
   });
 
+  it('textOf() loads only where imported: the small app holds none of it, and importing it adds a few bytes to the first load', async () => {
+    const plain = await measureInitialLoad();
+    const withText = await measureInitialLoad(`
+import { connect, textOf } from '@a2a-tether/browser';
+export async function ask(text) {
+  const client = await connect(location.origin);
+  const task = await client.start(text);
+  return textOf(await task.done());
+}
+`);
+    // Were it in the first load whether imported or not, importing it would add nothing.
+    const added = withText.initial.minifiedBytes - plain.initial.minifiedBytes;
+    expect(added).toBeGreaterThan(100);
+    expect(added).toBeLessThan(400);
+  });
+
   it(`stays within its budget (${INITIAL_BUDGET_BYTES} B min+gzip)`, async () => {
     const { initial } = await measureInitialLoad();
     expect(initial.gzipBytes).toBeLessThanOrEqual(INITIAL_BUDGET_BYTES);

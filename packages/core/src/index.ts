@@ -79,6 +79,8 @@ export type {
   PushNotificationConfig,
 } from './model/types.js';
 export { isTerminalState, isInterruptedState } from './model/task-state.js';
+export { textOf } from './model/text-of.js';
+export type { TextSource } from './model/text-of.js';
 
 export type {
   Binding,
