@@ -228,7 +228,7 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
     this.following.delete(taskId);
     try {
       // Numbered before the answer leaves, so a reload mid-answer finds the message it continues.
-      await client.store.update(taskId, (current) => (current ? { ...current, tags: replyTags(current, userMessageId, replies, shown) } : current));
+      await client.store.update(client.taskKey(taskId), (current) => (current ? { ...current, tags: replyTags(current, userMessageId, replies, shown) } : current));
       await handle.reply({ parts });
     } catch (error) {
       handle.detach();

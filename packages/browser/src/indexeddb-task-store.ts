@@ -3,6 +3,7 @@ import {
   isActiveRecord,
   MemoryTaskStore,
   StoreWatchers,
+  taskKey,
   TetherError,
   type TaskListFilter,
   type TaskRecord,
@@ -61,7 +62,9 @@ function failed(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', what: string, 
  * A task store in the browser's IndexedDB (through idb-keyval): the records of followed tasks survive a
  * reload, so `client.resumeAll()` on page load brings every live task back. Its own database and object
  * store (`createStore`); `update` is one IndexedDB read-write transaction (atomic across the tabs of the
- * origin). Records hold what resuming needs — never a token or credential. A failure of the database
+ * origin). Records are keyed by `taskKey(agentUrl, taskId)` (two agents' tasks "1" are two records);
+ * records an earlier version keyed by the task id alone move to their key on the first call and on each
+ * `list()`. Records hold what resuming needs — never a token or credential. A failure of the database
  * (blocked, quota exceeded, unavailable in private mode) is a typed `STORE_READ_FAILED` /
  * `STORE_WRITE_FAILED`: by default the store then keeps its records in memory (`mode` says so, and
  * `onFallback` is told once), so the page keeps working; with `fallback: 'none'` every call throws it
@@ -156,87 +159,132 @@ class Changes {
   }
 }
 
+/** The task id a store key (`taskKey(agentUrl, taskId)`) names, for messages; the key when it is not one. */
+function idOf(key: string): string {
+  try {
+    const parts: unknown = JSON.parse(key);
+    if (Array.isArray(parts) && typeof parts[1] === 'string') return parts[1];
+  } catch {
+    // not a key
+  }
+  return key;
+}
+
 function indexedDbStore(options: IndexedDbTaskStoreOptions): TaskStore {
   let db: UseStore | undefined;
   const dbName = options.dbName ?? 'tether';
   const storeName = options.storeName ?? 'tasks';
   const store = (): UseStore => (db ??= createStore(dbName, storeName));
-  const origin = (taskId: string, operation: string): { where: string; operation: string } => ({
-    where: `IndexedDB record ${JSON.stringify(taskId)} of ${dbName}/${storeName}`,
+  const origin = (key: string, operation: string): { where: string; operation: string } => ({
+    where: `IndexedDB record ${JSON.stringify(key)} of ${dbName}/${storeName}`,
     operation,
   });
+  let migrated: Promise<void> | undefined;
+
+  /**
+   * Moves the records an earlier version filed under their task id alone to their keys (each written
+   * there unless a record already is, then removed from the old one), and returns every record. A value
+   * under a key that is neither layout's is `STORE_CORRUPT`, reported and skipped.
+   */
+  async function readAll(): Promise<TaskRecord[]> {
+    let all: Array<[IDBValidKey, unknown]>;
+    try {
+      all = await entries<IDBValidKey, unknown>(store());
+    } catch (error) {
+      throw failed('STORE_READ_FAILED', 'listing tasks', undefined, error);
+    }
+    const found = new Map<string, TaskRecord>();
+    for (const [stored, value] of all) {
+      const { taskId, agentUrl } = (typeof value === 'object' && value !== null ? value : {}) as Partial<TaskRecord>;
+      const before = typeof taskId === 'string' && typeof agentUrl === 'string' && stored === taskId;
+      const key = before ? taskKey(agentUrl, taskId) : String(stored);
+      let record: TaskRecord;
+      try {
+        record = checkTaskRecord(value, key, origin(String(stored), 'IndexedDbTaskStore.list'));
+      } catch (error) {
+        // One bad record never hides the others: skipped, and reported.
+        options.onCorrupt?.(error as TetherError);
+        continue;
+      }
+      if (before) {
+        try {
+          await update<unknown>(key, (current) => current ?? record, store());
+          await del(stored, store());
+          record = checkTaskRecord(await get<unknown>(key, store()), key, origin(key, 'IndexedDbTaskStore.list'));
+        } catch (error) {
+          if (error instanceof TetherError) continue; // the record at its key is bad: listed (and said) as that key
+          throw failed('STORE_WRITE_FAILED', `moving task ${taskId} to its key`, taskId, error);
+        }
+      }
+      found.set(key, record);
+    }
+    return [...found.values()];
+  }
+
+  /** The first call moves the records of the layout before (see readAll), once. */
+  const ready = (): Promise<void> => (migrated ??= readAll().then(() => undefined, (error: unknown) => ((migrated = undefined), Promise.reject(error))));
 
   return {
-    async get(taskId: string): Promise<TaskRecord | undefined> {
+    async get(key: string): Promise<TaskRecord | undefined> {
+      await ready();
       let value: unknown;
       try {
-        value = await get<unknown>(taskId, store());
+        value = await get<unknown>(key, store());
       } catch (error) {
-        throw failed('STORE_READ_FAILED', `reading task ${taskId}`, taskId, error);
+        throw failed('STORE_READ_FAILED', `reading task ${idOf(key)}`, idOf(key), error);
       }
-      return value === undefined ? undefined : checkTaskRecord(value, taskId, origin(taskId, 'IndexedDbTaskStore.get'));
+      return value === undefined ? undefined : checkTaskRecord(value, key, origin(key, 'IndexedDbTaskStore.get'));
     },
     async put(record: TaskRecord): Promise<void> {
+      await ready();
       try {
-        await set(record.taskId, record, store());
+        await set(taskKey(record.agentUrl, record.taskId), record, store());
       } catch (error) {
         throw failed('STORE_WRITE_FAILED', `writing task ${record.taskId}`, record.taskId, error);
       }
     },
-    async update(taskId, change): Promise<TaskRecord | undefined> {
+    async update(key, change): Promise<TaskRecord | undefined> {
+      await ready();
       let next: TaskRecord | undefined;
       let deleted = false;
       let changeFailed = false;
       try {
         // idb-keyval's update runs get and put in one read-write transaction; `undefined` means delete.
         await update<TaskRecord | undefined>(
-          taskId,
+          key,
           (current) => {
             changeFailed = true;
             // A record that is not a task record is not handed to `change`: STORE_CORRUPT, nothing written.
-            next = change(current === undefined ? undefined : checkTaskRecord(current, taskId, origin(taskId, 'IndexedDbTaskStore.update')));
+            next = change(current === undefined ? undefined : checkTaskRecord(current, key, origin(key, 'IndexedDbTaskStore.update')));
+            if (next !== undefined && taskKey(next.agentUrl, next.taskId) !== key) {
+              throw new TetherError('INVALID_ARGUMENT', `IndexedDbTaskStore.update(${key}) returned a record of another task; nothing was written`, { taskId: idOf(key), maybeDelivered: false });
+            }
             changeFailed = false;
             deleted = next === undefined && current !== undefined;
             return next;
           },
           store(),
         );
-        if (deleted) await del(taskId, store());
+        if (deleted) await del(key, store());
       } catch (error) {
         // The caller's own function threw: nothing was written; its error, as it was.
         if (changeFailed) throw error;
-        throw failed('STORE_WRITE_FAILED', `updating task ${taskId}`, taskId, error);
+        throw failed('STORE_WRITE_FAILED', `updating task ${idOf(key)}`, idOf(key), error);
       }
       return next;
     },
     async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {
-      let all: Array<[IDBValidKey, unknown]>;
-      try {
-        all = await entries<IDBValidKey, unknown>(store());
-      } catch (error) {
-        throw failed('STORE_READ_FAILED', 'listing tasks', undefined, error);
-      }
-      const out: TaskRecord[] = [];
-      for (const [key, value] of all) {
-        let record: TaskRecord;
-        try {
-          record = checkTaskRecord(value, String(key), origin(String(key), 'IndexedDbTaskStore.list'));
-        } catch (error) {
-          // One bad record never hides the others: skipped, and reported.
-          options.onCorrupt?.(error as TetherError);
-          continue;
-        }
-        if (filter.active && !isActiveRecord(record)) continue;
-        if (filter.agentUrl !== undefined && record.agentUrl !== filter.agentUrl) continue;
-        out.push(record);
-      }
-      return out;
+      const reading = readAll();
+      migrated = reading.then(() => undefined);
+      const all = await reading;
+      return all.filter((record) => (!filter.active || isActiveRecord(record)) && (filter.agentUrl === undefined || record.agentUrl === filter.agentUrl));
     },
-    async delete(taskId: string): Promise<void> {
+    async delete(key: string): Promise<void> {
+      await ready();
       try {
-        await del(taskId, store());
+        await del(key, store());
       } catch (error) {
-        throw failed('STORE_WRITE_FAILED', `deleting task ${taskId}`, taskId, error);
+        throw failed('STORE_WRITE_FAILED', `deleting task ${idOf(key)}`, idOf(key), error);
       }
     },
   };

@@ -7,9 +7,9 @@ const available = chromiumAvailable('real-browser tests');
 
 // The page imports the BUILT browser package (dist), bundled by esbuild for the browser platform.
 const PAGE_SCRIPT = `
-import { connect, TetherError, createIndexedDbTaskStore } from '${BROWSER_DIST}';
+import { connect, TetherError, createIndexedDbTaskStore, taskKey } from '${BROWSER_DIST}';
 import { taskStoreContract } from '@a2a-tether/testkit/store-contract';
-import { createStore, set } from 'idb-keyval';
+import { createStore, keys, set } from 'idb-keyval';
 let dbs = 0;
 const dbNames = new WeakMap();
 const reports = new WeakMap();
@@ -41,6 +41,40 @@ window.tether = {
   async writeRecord(taskId) {
     const store = createIndexedDbTaskStore({ dbName: 'reload' });
     await store.put({ schemaVersion: 1, taskId, contextId: 'c', agentUrl: 'a', state: 'working', createdAt: 1, updatedAt: 1 });
+  },
+  async twoAgents(urls) {
+    // Two agents that both name their task "1", one IndexedDB store: started, cut, taken up by resumeAll().
+    const store = createIndexedDbTaskStore({ dbName: 'two-agents', fallback: 'none' });
+    const first = await Promise.all(urls.map((url) => connect(url, { store, cardCache: false })));
+    const started = [];
+    for (const client of first) started.push(await client.start('slow steps=3 delayMs=300'));
+    const listedAfterStart = (await store.list()).map((r) => [r.agentUrl, r.taskId]).sort();
+    const tasks = await Promise.all(first.map(async (client) => (await client.tasks()).map((r) => [r.agentUrl, r.taskId])));
+    await Promise.all(started.map(async (handle) => {
+      let seen = 0;
+      for await (const e of handle.events()) if ((e.type === 'status' && e.state === 'working') || ++seen > 200) break;
+      handle.detach();
+    }));
+    const second = await Promise.all(urls.map((url) => connect(url, { store, cardCache: false })));
+    const resumed = await Promise.all(second.map((client) => client.resumeAll()));
+    const done = await Promise.all(resumed.map(async ([handle]) => {
+      const task = await handle.done();
+      await handle.flush();
+      return task.status.state + ' ' + task.artifacts.flatMap((a) => a.parts).map((p) => p.text).join('');
+    }));
+    const records = (await store.list()).map((r) => [r.agentUrl, r.taskId, r.state, r.outcome && r.outcome.kind]).sort();
+    return { ids: started.map((h) => h.taskId), listedAfterStart, tasks, resumed: resumed.map((hs) => hs.map((h) => h.taskId)), done, records };
+  },
+  async migrate() {
+    // A record an earlier version keyed by its task id alone, as it was left in the database.
+    const old = { schemaVersion: 1, taskId: '1', contextId: 'c', agentUrl: 'http://a.test/', state: 'working', createdAt: 1, updatedAt: 1 };
+    await set('1', old, createStore('migrate', 'tasks'));
+    const store = createIndexedDbTaskStore({ dbName: 'migrate', fallback: 'none' });
+    const got = await store.get(taskKey('http://a.test/', '1'));
+    await store.put({ ...old, agentUrl: 'http://b.test/', state: 'input-required' });
+    await set('late', { ...old, taskId: 'late' }, createStore('migrate', 'tasks'));
+    const listed = (await store.list()).map((r) => [r.agentUrl, r.taskId, r.state]).sort();
+    return { got, listed, keys: (await keys(createStore('migrate', 'tasks'))).map(String).sort() };
   },
   async readRecords() {
     return (await createIndexedDbTaskStore({ dbName: 'reload' }).list({ active: true })).map((r) => r.taskId);
@@ -150,6 +184,38 @@ describe.skipIf(!available)('@a2a-tether/browser in real Chromium', () => {
     };
     expect(result.failures).toEqual([]);
     expect(result.count).toBeGreaterThan(10);
+  });
+
+  it('two agents that both name their task "1": two IndexedDB records, both followed to the end and taken up by resumeAll()', async () => {
+    const naive = [await startTestAgent({ taskId: () => '1' }), await startTestAgent({ taskId: () => '1' })];
+    try {
+      const cards = naive.map((a) => a.cardUrl);
+      const result = (await page.evaluate((urls) => (window as unknown as { tether: { twoAgents: (u: string[]) => Promise<unknown> } }).tether.twoAgents(urls), cards)) as Record<string, unknown>;
+      expect(result).toEqual({
+        ids: ['1', '1'],
+        listedAfterStart: cards.map((c) => [c, '1']).sort(),
+        tasks: cards.map((c) => [[c, '1']]),
+        resumed: [['1'], ['1']],
+        done: ['completed chunk-1;chunk-2;chunk-3;', 'completed chunk-1;chunk-2;chunk-3;'],
+        records: cards.map((c) => [c, '1', 'completed', 'finished']).sort(),
+      });
+    } finally {
+      for (const a of naive) await a.close();
+    }
+  });
+
+  it('IndexedDB records of the layout before (keyed by the task id alone) move to their keys', async () => {
+    const result = await page.evaluate(() => (window as unknown as { tether: { migrate: () => Promise<unknown> } }).tether.migrate());
+    const old = { schemaVersion: 1, taskId: '1', contextId: 'c', agentUrl: 'http://a.test/', state: 'working', createdAt: 1, updatedAt: 1 };
+    expect(result).toEqual({
+      got: old,
+      listed: [
+        ['http://a.test/', '1', 'working'],
+        ['http://a.test/', 'late', 'working'],
+        ['http://b.test/', '1', 'input-required'],
+      ],
+      keys: [JSON.stringify(['http://a.test/', '1']), JSON.stringify(['http://a.test/', 'late']), JSON.stringify(['http://b.test/', '1'])].sort(),
+    });
   });
 
   it('IndexedDB records survive a reload of the page', async () => {

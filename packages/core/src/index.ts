@@ -51,6 +51,7 @@ export { MemoryTaskStore } from './store/memory-task-store.js';
 export type { MemoryTaskStoreOptions } from './store/memory-task-store.js';
 export { TASK_RECORD_VERSION, isActiveRecord, canLease, canWatch } from './store/task-store.js';
 export { StoreWatchers } from './store/store-watchers.js';
+export { taskKey } from './store/task-key.js';
 export type { TaskStore, TaskRecord, TaskListFilter, TaskOutcome, CancelRecord, LeasingTaskStore, StoreLease, StoreWriteOptions, WatchableTaskStore } from './store/task-store.js';
 export { checkTaskRecord, parseTaskRecord } from './store/check-record.js';
 export type { RecordOrigin } from './store/check-record.js';

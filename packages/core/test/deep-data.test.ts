@@ -138,7 +138,7 @@ describe('data nested 10,000 deep', () => {
       const handle = await c.start('hi', { delivery });
       // The engine's budget ends a follow that makes no progress: its error has the refusal as cause.
       expectDepthError(await rejection(handle.done()), 'INVALID_RESPONSE', 'RETRY_EXHAUSTED');
-      expect((await store.get('t-1'))?.taskId).toBe('t-1');
+      expect((await store.get(c.taskKey('t-1')))?.taskId).toBe('t-1');
     }
   });
 

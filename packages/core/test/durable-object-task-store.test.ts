@@ -3,7 +3,7 @@
 // the same contract inside workerd, in a real Durable Object, in the runtime smoke (packages/runtimes).
 import { runTaskStoreContract } from '@a2a-tether/testkit';
 import { describe, expect, it } from 'vitest';
-import { TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
+import { taskKey, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
 import { createDurableObjectTaskStore, type DurableObjectStorageLike } from '../src/workers-entry.js';
 
 /** DurableObjectStorage's semantics that the store relies on, over a Map. */
@@ -44,8 +44,11 @@ class FakeStorage implements DurableObjectStorageLike {
   }
 }
 
+const AGENT = 'http://127.0.0.1:1/';
+const key = (taskId: string, agentUrl = AGENT): string => taskKey(agentUrl, taskId);
+
 function record(taskId: string, fields: Partial<TaskRecord> = {}): TaskRecord {
-  return { schemaVersion: 1, taskId, contextId: `ctx-${taskId}`, agentUrl: 'http://127.0.0.1:1/', state: 'working', createdAt: 1, updatedAt: 1, ...fields } as TaskRecord;
+  return { schemaVersion: 1, taskId, contextId: `ctx-${taskId}`, agentUrl: AGENT, state: 'working', createdAt: 1, updatedAt: 1, ...fields } as TaskRecord;
 }
 
 describe('createDurableObjectTaskStore', () => {
@@ -63,14 +66,14 @@ describe('createDurableObjectTaskStore', () => {
     { describe, it },
     {
       corruption: {
-        async plant(store, taskId, raw) {
+        async plant(store, key, raw) {
           let value: unknown = raw;
           try {
             value = JSON.parse(raw);
           } catch {
             // not JSON: stored as the string itself
           }
-          storages.get(store as TaskStore)?.data.set(`tether:task:${taskId}`, value);
+          storages.get(store as TaskStore)?.data.set(`tether:task:${key}`, value);
         },
         reported: (store) => reports.get(store as TaskStore) ?? [],
       },
@@ -80,7 +83,7 @@ describe('createDurableObjectTaskStore', () => {
   it('lists in pages: 1,201 records come back whole, in three reads of the storage', async () => {
     const storage = new FakeStorage();
     const store = createDurableObjectTaskStore(storage);
-    for (let i = 0; i < 1_201; i++) storage.data.set(`tether:task:t${String(i).padStart(4, '0')}`, record(`t${String(i).padStart(4, '0')}`));
+    for (let i = 0; i < 1_201; i++) storage.data.set(`tether:task:${key(`t${String(i).padStart(4, '0')}`)}`, record(`t${String(i).padStart(4, '0')}`));
     storage.data.set('other:x', { not: 'ours' });
     const listed = await store.list();
     expect(listed).toHaveLength(1_201);
@@ -93,7 +96,7 @@ describe('createDurableObjectTaskStore', () => {
     const a = createDurableObjectTaskStore(storage, { prefix: 'a:' });
     const b = createDurableObjectTaskStore(storage, { prefix: 'b:' });
     await a.put(record('t1'));
-    expect(await b.get('t1')).toBeUndefined();
+    expect(await b.get(key('t1'))).toBeUndefined();
     expect(await b.list()).toEqual([]);
     expect((await a.list()).map((r) => r.taskId)).toEqual(['t1']);
   });
@@ -103,17 +106,34 @@ describe('createDurableObjectTaskStore', () => {
     const store = createDurableObjectTaskStore(storage);
     await store.put(record('t1', { state: 'working' }));
     storage.failNext = 'put';
-    const write = await store.update('t1', (r) => (r ? { ...r, state: 'completed' } : r)).catch((e: unknown) => e);
+    const write = await store.update(key('t1'), (r) => (r ? { ...r, state: 'completed' } : r)).catch((e: unknown) => e);
     expect(write).toBeInstanceOf(TetherError);
     expect((write as TetherError).code).toBe('STORE_WRITE_FAILED');
     expect((write as TetherError).message).toContain('storage reset');
-    expect((await store.get('t1'))?.state).toBe('working');
+    expect((await store.get(key('t1')))?.state).toBe('working');
     storage.failNext = 'get';
-    expect(((await store.get('t1').catch((e: unknown) => e)) as TetherError).code).toBe('STORE_READ_FAILED');
+    expect(((await store.get(key('t1')).catch((e: unknown) => e)) as TetherError).code).toBe('STORE_READ_FAILED');
     storage.failNext = 'list';
     expect(((await store.list().catch((e: unknown) => e)) as TetherError).code).toBe('STORE_READ_FAILED');
     // The failure did not wedge the task's queue: the next update goes through.
-    await store.update('t1', (r) => (r ? { ...r, state: 'completed' } : r));
-    expect((await store.get('t1'))?.state).toBe('completed');
+    await store.update(key('t1'), (r) => (r ? { ...r, state: 'completed' } : r));
+    expect((await store.get(key('t1')))?.state).toBe('completed');
+  });
+
+  it('records of the layout before (under the task id alone) move under their key when listed; two agents’ "1" stay two', async () => {
+    const storage = new FakeStorage();
+    const other = 'http://127.0.0.1:2/';
+    storage.data.set('tether:task:1', record('1', { state: 'working' }));
+    const store = createDurableObjectTaskStore(storage);
+    await store.put(record('1', { agentUrl: other, state: 'input-required' }));
+    expect(await store.get(key('1'))).toBeUndefined(); // not moved until listed
+    const listed = await store.list();
+    expect(listed.map((r) => [r.agentUrl, r.taskId, r.state]).sort()).toEqual([
+      [AGENT, '1', 'working'],
+      [other, '1', 'input-required'],
+    ]);
+    expect([...storage.data.keys()].sort()).toEqual([`tether:task:${key('1')}`, `tether:task:${key('1', other)}`]);
+    expect(await store.get(key('1'))).toEqual(record('1', { state: 'working' }));
+    expect(await store.list({ agentUrl: AGENT })).toEqual([record('1', { state: 'working' })]);
   });
 });

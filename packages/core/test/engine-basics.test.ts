@@ -65,7 +65,7 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
     const { client } = await setup({}, { store, resilience: { pollMinMs: 5, pollMaxMs: 20 } });
     const task = await client.start('stream updates=3 chunks=6 delayMs=5', { delivery });
     expect(task.kind).toBe('task');
-    expect(await store.get(task.taskId as string)).toMatchObject({ taskId: task.taskId, agentUrl: client.cardUrl }); // G1
+    expect(await store.get(client.taskKey(task.taskId as string))).toMatchObject({ taskId: task.taskId, agentUrl: client.cardUrl }); // G1
     const events = await collect(task.events());
     const final = await task.done();
     expect(final.status.state).toBe('completed');
@@ -77,7 +77,7 @@ describe.each(['stream', 'poll'] as const)('client.start with delivery %s', (del
     expect(task.view).toMatchObject({ state: 'completed', connection: 'closed' });
     await task.flush();
     // The record outlives the task (until its retention ends): final state and outcome, not active.
-    expect(await store.get(task.taskId as string)).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
+    expect(await store.get(client.taskKey(task.taskId as string))).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
     expect(await store.list({ active: true })).toEqual([]);
   });
 

@@ -154,7 +154,7 @@ describe('retries: budgets, Retry-After, what is never retried', () => {
     expect(delays).toHaveLength(4);
     const afterBusy = delays.slice(1);
     for (const delay of afterBusy) expect(delay).toBeGreaterThanOrEqual(7_000);
-    expect(await store.get(T)).toMatchObject({ taskId: T, state: 'working' });
+    expect(await store.get(c.taskKey(T))).toMatchObject({ taskId: T, state: 'working' });
   });
 
   it('gives up at the time budget', async () => {

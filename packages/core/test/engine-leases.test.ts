@@ -7,6 +7,9 @@ import { record, rpcResult, startScriptedAgent, T, task, taskFrame, within, type
 // holds the task's lease — taken by start() and resume(), renewed, released at the end; resumeAll()
 // skips tasks another owner holds; a lost lease stops the follow.
 
+/** The task id of a store key (`taskKey(agentUrl, taskId)`): the tests' stores see one agent, so leases and calls go by it. */
+const idOf = (key: string): string => (JSON.parse(key) as [string, string])[1];
+
 /**
  * Memory records plus leases on the test's clock (what the Redis store does with SET NX PX): each
  * acquire gets a new fencing token, and a write fenced with an older token than the current lease's is
@@ -28,7 +31,8 @@ class LeasingMemoryStore extends MemoryTaskStore implements LeasingTaskStore {
   ) {
     super();
   }
-  lease(taskId: string, owner: string): Promise<StoreLease | undefined> {
+  lease(key: string, owner: string): Promise<StoreLease | undefined> {
+    const taskId = idOf(key);
     this.calls.push(`lease ${taskId}`);
     const held = this.holders.get(taskId);
     if (held && held.owner !== owner && held.until > this.now()) return Promise.resolve(undefined);
@@ -53,8 +57,8 @@ class LeasingMemoryStore extends MemoryTaskStore implements LeasingTaskStore {
     };
     return Promise.resolve(lease);
   }
-  leaseHolder(taskId: string): Promise<string | undefined> {
-    const held = this.holders.get(taskId);
+  leaseHolder(key: string): Promise<string | undefined> {
+    const held = this.holders.get(idOf(key));
     return Promise.resolve(held && held.until > this.now() ? held.owner : undefined);
   }
   private fenced(taskId: string, options: StoreWriteOptions | undefined, what: string): void {
@@ -73,13 +77,13 @@ class LeasingMemoryStore extends MemoryTaskStore implements LeasingTaskStore {
     }
     return super.put(record);
   }
-  override update(taskId: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined, options?: StoreWriteOptions): Promise<TaskRecord | undefined> {
+  override update(key: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined, options?: StoreWriteOptions): Promise<TaskRecord | undefined> {
     try {
-      this.fenced(taskId, options, 'update');
+      this.fenced(idOf(key), options, 'update');
     } catch (error) {
       return Promise.reject(error);
     }
-    return super.update(taskId, change);
+    return super.update(key, change);
   }
 }
 
@@ -126,7 +130,7 @@ describe('leases: one process drives a task', () => {
     const b = await agent.client({ store, leaseOwner: 'process-b' });
     await store.put({ ...record, agentUrl: b.cardUrl });
     // A dead process's lease: taken, never renewed.
-    await store.lease(T, 'dead-process');
+    await store.lease(agent.key(), 'dead-process');
     expect(await b.resumeAll()).toEqual([]);
     await agent.clock.advance(3_001);
     const [taken] = await b.resumeAll();
@@ -222,7 +226,7 @@ describe('leases: one process drives a task', () => {
     await agent.clock.advance(5_000);
     expect(await failed).toMatchObject({ code: 'LEASE_LOST' });
     expect(store.calls).toContain(`refused ${T} 1`);
-    expect((await store.get(T))?.cancel).toBeUndefined();
+    expect((await store.get(agent.key()))?.cancel).toBeUndefined();
     taken?.detach();
   });
 
@@ -237,10 +241,10 @@ describe('leases: one process drives a task', () => {
 
   it('start() fails with LEASE_HELD, writing nothing, when another process already holds the new task\'s lease', async () => {
     const store = new LeasingMemoryStore(() => agent.clock.now());
-    await store.lease(T, 'someone-else');
+    await store.lease(agent.key(), 'someone-else');
     const a = await agent.client({ store, leaseOwner: 'process-a' });
     await expect(a.start('go')).rejects.toMatchObject({ code: 'LEASE_HELD', taskId: T });
-    expect(await store.get(T)).toBeUndefined();
+    expect(await store.get(agent.key())).toBeUndefined();
   });
 
   // Issue 20: a lease taken by hand in this process (as an old docs snippet did) was blamed on
@@ -249,7 +253,7 @@ describe('leases: one process drives a task', () => {
     const store = new LeasingMemoryStore(() => agent.clock.now());
     const a = await agent.client({ store, leaseOwner: 'process-a' });
     await a.start('go');
-    await store.lease(T, 'worker-1:4242'); // refused (A holds it), as would be the app's hand-taken lease
+    await store.lease(agent.key(), 'worker-1:4242'); // refused (A holds it), as would be the app's hand-taken lease
     const b = await agent.client({ store, leaseOwner: 'process-b' });
     const error = await b.resume(T).catch((e: unknown) => e as TetherError);
     expect(error).toMatchObject({ code: 'LEASE_HELD', taskId: T });
@@ -258,14 +262,14 @@ describe('leases: one process drives a task', () => {
 
     // The hand-taken lease of the old snippet: the engine's own start() is refused, naming it.
     const fresh = new LeasingMemoryStore(() => agent.clock.now());
-    await fresh.lease(T, 'my-app');
+    await fresh.lease(agent.key(), 'my-app');
     const c = await agent.client({ store: fresh, leaseOwner: 'process-c' });
     await expect(c.start('go')).rejects.toThrow(/leased by owner "my-app", not this client \("process-c"\)/);
 
     // A store that cannot say who holds the lease.
     const anonymous = new LeasingMemoryStore(() => agent.clock.now());
     Object.defineProperty(anonymous, 'leaseHolder', { value: undefined });
-    await anonymous.lease(T, 'my-app');
+    await anonymous.lease(agent.key(), 'my-app');
     const d = await agent.client({ store: anonymous, leaseOwner: 'process-d' });
     await expect(d.start('go')).rejects.toThrow(/leased by another owner, not this client \("process-d"\)/);
   });
@@ -300,8 +304,8 @@ describe('leases: one process drives a task', () => {
     const { store, b } = await listedThenChanged({ state: 'completed' });
     expect(await b.resumeAll()).toEqual([]);
     expect(agent.count('SubscribeToTask') + agent.count('GetTask')).toBe(0);
-    expect(await store.get(T)).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
-    expect((await store.get(T))?.expiresAt).toBeGreaterThan(agent.clock.now());
+    expect(await store.get(agent.key())).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
+    expect((await store.get(agent.key()))?.expiresAt).toBeGreaterThan(agent.clock.now());
     expect(store.calls).toContain(`update ${T} 1`);
     expect(store.holders.has(T)).toBe(false);
   });
@@ -334,14 +338,14 @@ describe('leases: one process drives a task', () => {
     stream?.end(taskFrame(task('COMPLETED', 2)));
     // The follow ended (done() waits for the final write: issue 16), the record still says "working".
     await within(agent.clock, vi.waitFor(() => expect(events.at(-1)).toEqual({ type: 'connection', state: 'closed' })));
-    expect((await store.get(T))?.outcome).toBeUndefined(); // the final write has not landed yet
+    expect((await store.get(agent.key()))?.outcome).toBeUndefined(); // the final write has not landed yet
     // The process looks for work at once (as a worker's resumeAll() loop does): the task it just
     // finished is not work — it must not follow it (and finish it) a second time.
     const again = await a.resumeAll();
     expect(again.map((h) => h.taskId)).toEqual([]);
     land();
     await within(agent.clock, handle.done());
-    expect((await store.get(T))?.outcome).toMatchObject({ kind: 'finished', state: 'completed' });
+    expect((await store.get(agent.key()))?.outcome).toMatchObject({ kind: 'finished', state: 'completed' });
   });
 });
 

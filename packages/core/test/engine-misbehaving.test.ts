@@ -592,7 +592,7 @@ describe('store', () => {
     expect(started).toBe(false);
     release();
     const handle = await starting;
-    expect(await records.get(T)).toMatchObject({ taskId: T });
+    expect(await records.get(agent.key())).toMatchObject({ taskId: T });
     handle.detach();
   });
 

@@ -128,7 +128,7 @@ describe('push delivery', () => {
     const first = await agent.client({ store, push: { receiver, url: HOOK } });
     const handle = await first.start('go');
     await handle.flush();
-    const stored = await store.get(T);
+    const stored = await store.get(agent.key());
     expect(stored?.delivery).toBe('push');
     const oldId = stored?.pushConfigId;
     expect(oldId).toMatch(/^tether-/);

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULTS, MemoryTaskStore, TaskNotFoundError, TetherError, type TaskEvent, type TaskRecord, type TaskStore } from '../src/index.js';
+import { DEFAULTS, MemoryTaskStore, taskKey, TaskNotFoundError, TetherError, type TaskEvent, type TaskRecord, type TaskStore } from '../src/index.js';
 import {
   chunkFrame,
   record,
@@ -49,7 +49,7 @@ describe('records outlive their task', () => {
     const handle = await client.start('go');
     await within(agent.clock, handle.done());
     await handle.flush();
-    const kept = await store.get(T);
+    const kept = await store.get(agent.key());
     expect(kept).toMatchObject({ taskId: T, state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
     expect(kept?.expiresAt).toBe((kept?.outcome?.at ?? Number.NaN) + 60_000);
     // Listed (not active), and not resumed by resumeAll().
@@ -59,7 +59,7 @@ describe('records outlive their task', () => {
     // Past its retention the record goes.
     await agent.clock.advance(60_001);
     expect(await client.tasks()).toEqual([]);
-    expect(await store.get(T)).toBeUndefined();
+    expect(await store.get(agent.key())).toBeUndefined();
   });
 
   it('the default retention is documented in DEFAULTS (7 days)', () => {
@@ -84,7 +84,7 @@ describe('records outlive their task', () => {
     const outcome = await within(agent.clock, handle.cancel({ reason: 'user left' }));
     expect(outcome).toEqual({ requested: true, confirmed: true, state: 'canceled' });
     await handle.flush();
-    const kept = await store.get(T);
+    const kept = await store.get(agent.key());
     expect(kept?.cancel).toMatchObject({ reason: 'user left', by: 'alice', confirmed: true, seenState: 'canceled' });
     expect(typeof kept?.cancel?.requestedAt).toBe('number');
     expect(kept?.outcome).toMatchObject({ kind: 'finished', state: 'canceled' });
@@ -100,7 +100,7 @@ describe('records outlive their task', () => {
     const error = await within(agent.clock, handle.done()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TaskNotFoundError);
     await handle.flush();
-    expect(await store.get(T)).toMatchObject({ state: 'working', outcome: { kind: 'lost' } });
+    expect(await store.get(agent.key())).toMatchObject({ state: 'working', outcome: { kind: 'lost' } });
     expect(await store.list({ active: true })).toEqual([]);
     expect(await client.resumeAll()).toEqual([]);
   });
@@ -115,7 +115,7 @@ describe('records outlive their task', () => {
     const error = await within(agent.clock, handle.done()).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'RETRY_EXHAUSTED' });
     await handle.flush();
-    const kept = await store.get(T);
+    const kept = await store.get(agent.key());
     expect(kept?.outcome).toBeUndefined();
     expect(kept?.lastError).toMatchObject({ code: 'RETRY_EXHAUSTED' });
     expect((await store.list({ active: true })).map((r) => r.taskId)).toEqual([T]);
@@ -161,7 +161,7 @@ describe('principals', () => {
     const alice = await agent.client({ store, principal: 'alice' });
     const handle = await alice.start('go');
     handle.detach();
-    expect(await store.get(T)).toMatchObject({ principal: 'alice' });
+    expect(await store.get(agent.key())).toMatchObject({ principal: 'alice' });
 
     const bob = await agent.client({ store, principal: 'bob' });
     const error = await bob.resume(T).catch((e: unknown) => e);
@@ -193,7 +193,7 @@ describe('the memory store stays bounded', () => {
     for (let i = 0; i < 6; i++) await store.put({ ...base, taskId: `done-${i}`, state: 'completed', outcome: { kind: 'finished', state: 'completed', at: i } });
     expect((await store.list()).map((r) => r.taskId).sort()).toEqual(['done-3', 'done-4', 'done-5', 'live']);
     // A record that finishes later counts from then.
-    await store.update('live', (r) => (r ? { ...r, state: 'completed' } : r));
+    await store.update(taskKey('a', 'live'), (r) => (r ? { ...r, state: 'completed' } : r));
     expect((await store.list()).map((r) => r.taskId).sort()).toEqual(['done-4', 'done-5', 'live']);
   });
 });

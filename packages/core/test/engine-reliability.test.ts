@@ -201,7 +201,7 @@ describe('done() after the last record write', () => {
     const final = await within(agent.clock, handle.done());
     expect(final.status.state).toBe('completed');
     // Right after done(): the record already says how the task ended, without flush().
-    expect(await store.records.get(T)).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
+    expect(await store.records.get(agent.key())).toMatchObject({ state: 'completed', outcome: { kind: 'finished', state: 'completed' } });
     const [listed] = await client.tasks();
     expect(listed).toMatchObject({ taskId: T, outcome: { kind: 'finished' } });
   });
@@ -218,7 +218,7 @@ describe('done() after the last record write', () => {
     expect(settled).toBe(false);
     store.release();
     await expect(within(agent.clock, handle.done())).rejects.toMatchObject({ a2aCode: -32603 });
-    expect(await store.records.get(T)).toMatchObject({ lastError: { code: 'A2A_ERROR' } });
+    expect(await store.records.get(agent.key())).toMatchObject({ lastError: { code: 'A2A_ERROR' } });
   });
 
   it('the final write fails: done() still resolves with the task, after a store-error event; flush() rejects', async () => {

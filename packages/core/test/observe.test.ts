@@ -321,7 +321,7 @@ describe('lifecycle events (client.observe)', () => {
     const handle = await first.start('slow steps=30 delayMs=20', { traceContext: { traceparent: caller }, parentTaskId: 'parent-task' });
     const taskId = handle.taskId as string;
     const send = a.requests.find((r) => r.method === 'POST');
-    const record = await store.get(taskId);
+    const record = await store.get(first.taskKey(taskId));
     expect(record?.trace?.traceparent).toBe(send?.headers['traceparent']);
     expect(record?.parentTaskId).toBe('parent-task');
     handle.detach();
@@ -413,8 +413,8 @@ describe('lifecycle events (client.observe)', () => {
     const costs = events.filter((e) => e.type === 'cost');
     expect(costs).toHaveLength(1);
     expect(costs[0]).toMatchObject({ type: 'cost', amount: 0.42, unit: 'USD', taskId: priced.taskId });
-    expect((await store.get(priced.taskId as string))?.cost).toEqual({ amount: 0.42, unit: 'USD' });
-    expect((await store.get(free.taskId as string))?.cost).toBeUndefined();
+    expect((await store.get(client.taskKey(priced.taskId as string)))?.cost).toEqual({ amount: 0.42, unit: 'USD' });
+    expect((await store.get(client.taskKey(free.taskId as string)))?.cost).toBeUndefined();
   });
 
   it('cancel: requested, then confirmed once the agent shows canceled', async () => {

@@ -4,6 +4,7 @@ import { TetherError } from '../src/errors/tether-error.js';
 import { MemoryTaskStore } from '../src/store/memory-task-store.js';
 import { TASK_RECORD_VERSION, type TaskRecord } from '../src/store/task-store.js';
 import { StoreWriter } from '../src/task/store-writer.js';
+import { taskKey } from '../src/store/task-key.js';
 
 const record: TaskRecord = { schemaVersion: TASK_RECORD_VERSION, taskId: 't', contextId: 'c', agentUrl: 'a', state: 'working', createdAt: 0, updatedAt: 0 };
 
@@ -26,7 +27,7 @@ const unavailable = (): TetherError => new TetherError('STORE_UNAVAILABLE', 'Red
 async function writer(store: FlakyStore): Promise<{ w: StoreWriter; clock: ManualScheduler; failures: string[] }> {
   const clock = new ManualScheduler();
   const failures: string[] = [];
-  const w = new StoreWriter(store, 't', { scheduler: clock, onFailure: (e) => failures.push(e.code) });
+  const w = new StoreWriter(store, { agentUrl: 'a', taskId: 't' }, { scheduler: clock, onFailure: (e) => failures.push(e.code) });
   await w.put(record);
   return { w, clock, failures };
 }
@@ -44,7 +45,7 @@ describe('StoreWriter through a store outage', () => {
     store.down = false;
     await clock.advance(5_000);
     await w.flush();
-    expect(await store.get('t')).toMatchObject({ state: 'completed', outcome: { kind: 'finished' } });
+    expect(await store.get(taskKey('a', 't'))).toMatchObject({ state: 'completed', outcome: { kind: 'finished' } });
     // Told once, when the store first failed; not given up.
     expect(failures).toEqual(['STORE_UNAVAILABLE']);
   });
@@ -62,7 +63,7 @@ describe('StoreWriter through a store outage', () => {
     expect(tries).toBeLessThanOrEqual(14);
     await clock.advance(60_000);
     expect(store.updates).toBe(tries);
-    expect((await store.get('t'))?.state).toBe('working');
+    expect((await store.get(taskKey('a', 't')))?.state).toBe('working');
   });
 
   for (const code of ['LEASE_LOST', 'STORE_WRITE_FAILED'] as const) {

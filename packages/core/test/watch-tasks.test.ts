@@ -131,7 +131,7 @@ describe('tags: the app\'s labels on a task', () => {
     const client = await connect(a.url, { cardCache: false, store });
     const handle = await client.start('slow steps=3 delayMs=5', { tags: { prompt: 'Summarise the report', chat: 'c-1' } });
     const taskId = handle.taskId as string;
-    expect((await store.get(taskId))?.tags).toEqual({ prompt: 'Summarise the report', chat: 'c-1' });
+    expect((await store.get(client.taskKey(taskId)))?.tags).toEqual({ prompt: 'Summarise the report', chat: 'c-1' });
     const seen: TaskRecord[][] = [];
     stops.push(client.watchTasks((records) => void seen.push(records)));
     await handle.done();
@@ -169,7 +169,7 @@ describe('a finished task shown again (a task list after a reload)', () => {
     const first = await connect(a.url, { cardCache: false, store });
     const done = await (await first.start('stream updates=1 chunks=3 delayMs=1')).done();
     const taskId = done.id;
-    expect((await store.get(taskId))?.outcome?.kind).toBe('finished');
+    expect((await store.get(first.taskKey(taskId)))?.outcome?.kind).toBe('finished');
     const reloaded = await connect(a.url, { cardCache: false, store });
     a.requests.length = 0;
     const handle = await reloaded.resume(taskId);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { isActiveRecord, StoreWatchers, TASK_RECORD_VERSION, TetherError, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from '@a2a-tether/core';
+import { isActiveRecord, StoreWatchers, TASK_RECORD_VERSION, taskKey, TetherError, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from '@a2a-tether/core';
 import { RecordDirectory, type RecordKind } from './record-directory.js';
+import { keyParts, keyTaskId } from './task-key-parts.js';
 
 /** Options of {@link createFileTaskStore}. */
 export interface FileTaskStoreOptions {
@@ -21,9 +22,31 @@ const TASKS: RecordKind = {
   version: TASK_RECORD_VERSION,
   store: 'FileTaskStore',
   repair: 'put() or delete() the task',
-  context: (taskId) => ({ taskId }),
+  context: (key) => ({ taskId: keyTaskId(key) }),
   maxBytes: 8 << 20, // the engine's records are a few hundred bytes
+  keyed: {
+    keyOf: (record) => (typeof record['agentUrl'] === 'string' && typeof record['taskId'] === 'string' ? taskKey(record['agentUrl'], record['taskId']) : undefined),
+    missing: 'has no agentUrl',
+  },
 };
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** The key of an agent's task, checked: `INVALID_ARGUMENT` for a key no task can have (an empty id, a lone surrogate). */
+function checkedKey(key: unknown, method: string): string {
+  const parts = keyParts(key);
+  if (parts && parts.taskId !== '' && !LONE_SURROGATE.test(parts.taskId)) return key as string;
+  const shown = typeof key === 'string' ? JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key) : typeof key;
+  throw new TetherError('INVALID_ARGUMENT', `a task key must be taskKey(agentUrl, taskId) of a non-empty task id of whole Unicode characters, not ${shown}`, {
+    operation: `FileTaskStore.${method}`,
+  });
+}
+
+/** The key a record is filed under, checked like {@link checkedKey}. */
+function keyOfRecord(record: unknown, method: string): string {
+  const { agentUrl, taskId } = (record ?? {}) as Partial<TaskRecord>;
+  return checkedKey(typeof agentUrl === 'string' && typeof taskId === 'string' ? taskKey(agentUrl, taskId) : undefined, method);
+}
 
 /**
  * A {@link TaskStore} that keeps one JSON file per task in `dir`: Node's durable default.
@@ -43,8 +66,11 @@ const TASKS: RecordKind = {
  *   once, one of another host or pid namespace after 30 s without its holder's heartbeat.
  * - Files are created with mode 0600, the directory (created on first use, with its parents) 0700.
  *   An existing directory keeps its mode.
- * - File names derive from the task id (hex of it, or a SHA-256 for long ids), never a path: any id
- *   is safe. The id is also stored inside the record and checked on read.
+ * - A record's file is `task-<SHA-256 hex of its key>.json`, the key being `taskKey(agentUrl, taskId)`:
+ *   two agents' tasks "1" are two files, and no id is ever part of a path. The agent and id are also
+ *   stored inside the record and checked on read. Records an earlier version filed by the task id
+ *   alone (`id-<hex>.json`, `sha256-<hex>.json`) are moved to their key's file when the store is first
+ *   used and on each `list()`.
  * - Temporary files a crash left behind are ignored, and removed (best effort) when a store opens
  *   the directory, once provably abandoned (their writer is gone, or they are over an hour old and
  *   their writer is not provably alive): opening a second store on a live writer's directory (an
@@ -81,6 +107,7 @@ const directoryWatchers = new Map<string, StoreWatchers>();
 
 class FileTaskStore implements WatchableTaskStore {
   private readonly watchers: StoreWatchers;
+  private migrated: Promise<void> | undefined;
 
   constructor(
     private readonly files: RecordDirectory<TaskRecord>,
@@ -102,28 +129,43 @@ class FileTaskStore implements WatchableTaskStore {
     return value;
   }
 
-  get(taskId: string): Promise<TaskRecord | undefined> {
-    return this.files.serially(taskId, 'get', (name) => this.files.read(name, taskId, 'get'));
+  /** Moves the records of the layout before to their keys' files, once (again after a failure); `list()` looks each time. */
+  private ready(again = false): Promise<void> {
+    if (again) this.migrated = undefined;
+    this.migrated ??= this.files.migrate(again ? 'list' : 'open', this.options.onCorrupt).catch((error: unknown) => {
+      this.migrated = undefined;
+      throw error;
+    });
+    return this.migrated;
   }
 
-  put(record: TaskRecord): Promise<void> {
-    const taskId = (record as Partial<TaskRecord> | null)?.taskId as string;
-    return this.told(this.files.serially(taskId, 'put', (name) => this.files.locked(name, taskId, 'put', () => this.files.write(name, record, 'put'))));
+  async get(key: string): Promise<TaskRecord | undefined> {
+    const checked = checkedKey(key, 'get');
+    await this.ready();
+    return this.files.serially(checked, 'get', (name) => this.files.read(name, checked, 'get'));
   }
 
-  update(taskId: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
-    return this.told(this.files.serially(taskId, 'update', (name) => this.files.locked(name, taskId, 'update', async () => {
+  async put(record: TaskRecord): Promise<void> {
+    const key = keyOfRecord(record, 'put');
+    await this.ready();
+    return this.told(this.files.serially(key, 'put', (name) => this.files.locked(name, key, 'put', () => this.files.write(name, record, 'put'))));
+  }
+
+  async update(key: string, change: (current: TaskRecord | undefined) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+    const checked = checkedKey(key, 'update');
+    await this.ready();
+    return this.told(this.files.serially(checked, 'update', (name) => this.files.locked(name, checked, 'update', async () => {
       // Freshly parsed: the change function gets its own copy, and nothing it does reaches the disk unless returned.
-      const current = await this.files.read(name, taskId, 'update');
+      const current = await this.files.read(name, checked, 'update');
       const next = change(current);
       if (next === undefined) {
-        if (current !== undefined) await this.files.remove(name, taskId, 'update');
+        if (current !== undefined) await this.files.remove(name, checked, 'update');
         return undefined;
       }
-      if ((next as Partial<TaskRecord> | null)?.taskId !== taskId) {
-        throw new TetherError('INVALID_ARGUMENT', `update('${taskId}') returned a record of another task (${this.files.describeId(next)}); nothing was written`, {
+      if (TASKS.keyed?.keyOf(next as unknown as Record<string, unknown>) !== checked) {
+        throw new TetherError('INVALID_ARGUMENT', `update(${checked}) returned a record of another task (${this.files.describeId(next)}); nothing was written`, {
           operation: 'FileTaskStore.update',
-          taskId,
+          taskId: keyTaskId(checked),
         });
       }
       await this.files.write(name, next, 'update');
@@ -131,15 +173,18 @@ class FileTaskStore implements WatchableTaskStore {
     })));
   }
 
-  delete(taskId: string): Promise<void> {
-    return this.told(this.files.serially(taskId, 'delete', (name) => this.files.locked(name, taskId, 'delete', () => this.files.remove(name, taskId, 'delete'))));
+  async delete(key: string): Promise<void> {
+    const checked = checkedKey(key, 'delete');
+    await this.ready();
+    return this.told(this.files.serially(checked, 'delete', (name) => this.files.locked(name, checked, 'delete', () => this.files.remove(name, checked, 'delete'))));
   }
 
   async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {
+    await this.ready(true);
     const found = await this.files.readAll('list', this.options.onCorrupt);
     return found
       .filter((r) => !filter.active || isActiveRecord(r))
       .filter((r) => filter.agentUrl === undefined || r.agentUrl === filter.agentUrl)
-      .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
+      .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.agentUrl < b.agentUrl ? -1 : a.agentUrl > b.agentUrl ? 1 : 0));
   }
 }

@@ -29,11 +29,19 @@ export interface RecordKind {
    * read whole, and a larger record is refused before anything is written.
    */
   maxBytes: number;
+  /**
+   * Records filed by a key of their own rather than their id (tasks: `taskKey(agentUrl, taskId)`, so two
+   * agents' tasks "1" are two files): the key of a record (`undefined` when it has none: `missing` says why,
+   * e.g. "has no agentUrl"). Their files are `<noun>-<SHA-256 hex of the key>.json`; files of the layout
+   * before (named after the id) are moved by {@link RecordDirectory.migrate}.
+   */
+  keyed?: { keyOf(record: Record<string, unknown>): string | undefined; missing: string } | undefined;
 }
 
 /** Hex of the id's UTF-8 up to this length (64 bytes of id); a SHA-256 of it beyond. Names stay well under 255 bytes. */
 const MAX_HEX_NAME = 128;
-const RECORD_NAME = /^(?:id|sha256)-[0-9a-f]+\.json$/;
+/** Names of records filed by id: every record's before keys (`keyed`), a workflow's still. */
+const ID_NAME = /^(?:id|sha256)-[0-9a-f]+\.json$/;
 /**
  * A write's temporary file: `.<record name>.<owner tag>.<random>.tmp` (see `temp-owner.ts`). Never
  * read; removed on open once provably abandoned.
@@ -76,8 +84,9 @@ function realDirectory(dir: string): string {
  *   are removed then: only those provably abandoned (their writer is gone, or they are older than an
  *   hour), so that opening a directory — a second store, an admin `list()` in another process —
  *   never removes a live writer's file from under it.
- * - File names derive from the id (hex of it, or a SHA-256 for long ids), never a path; the id is
- *   also kept inside the record and checked on read.
+ * - File names derive from the id (hex of it, or a SHA-256 for long ids) or, for a keyed kind, are
+ *   the SHA-256 of the record's key; never a path. The id (key) is also kept inside the record and
+ *   checked on read.
  * - {@link serially} runs one operation per id at a time, in call order, in every store of this
  *   process on the directory; {@link locked} keeps other processes' writes of the record out meanwhile.
  * - A record file is read only when the opened file is a regular one of at most `kind.maxBytes`.
@@ -89,6 +98,9 @@ export class RecordDirectory<R extends object> {
   /** The directory's real path, as far as it exists: the same for every store of this process on it. */
   readonly key: string;
 
+  /** The names of record files: by key (`<noun>-<sha256>.json`) for a keyed kind, by id otherwise. */
+  private readonly recordName: RegExp;
+
   /** @param dir An absolute directory. */
   constructor(
     readonly dir: string,
@@ -96,6 +108,7 @@ export class RecordDirectory<R extends object> {
   ) {
     this.key = realDirectory(dir);
     this.queues = queuesOf(this.key);
+    this.recordName = kind.keyed ? new RegExp(`^${kind.noun}-[0-9a-f]{64}\\.json$`) : ID_NAME;
   }
 
   /** `Store.method`, the `operation` of an error. */
@@ -143,10 +156,11 @@ export class RecordDirectory<R extends object> {
   }
 
   /**
-   * Reads the record in file `name`; `undefined` when there is none. `id`: the id it must hold
-   * (`undefined`: the one its name says). `method` names the store's method in errors.
+   * Reads the record in file `name`; `undefined` when there is none. `id`: the id (the key, for a keyed
+   * kind) it must hold (`undefined`: the one its name says; `legacy`: a name of the layout by id).
+   * `method` names the store's method in errors.
    */
-  async read(name: string, id: string | undefined, method: string): Promise<R | undefined> {
+  async read(name: string, id: string | undefined, method: string, legacy = false): Promise<R | undefined> {
     const operation = this.operation(method);
     const path = join(this.dir, name);
     const { noun, idField, version, maxBytes } = this.kind;
@@ -171,9 +185,11 @@ export class RecordDirectory<R extends object> {
     if (typeof record !== 'object' || record === null || Array.isArray(record)) throw corrupt('is not a JSON object');
     const { [idField]: storedId, schemaVersion } = record as Record<string, unknown>;
     if (typeof storedId !== 'string' || storedId === '') throw corrupt(`has no ${idField}`);
-    if (id !== undefined ? storedId !== id : !isValidId(storedId) || this.fileName(storedId, operation) !== name) {
-      throw corrupt(`holds ${noun} ${this.describeId(record)}, which belongs in another file`);
-    }
+    const storedKey = this.kind.keyed ? this.kind.keyed.keyOf(record as Record<string, unknown>) : storedId;
+    if (storedKey === undefined) throw corrupt(this.kind.keyed?.missing ?? `has no ${idField}`);
+    // `id` (the key asked for) or, reading a directory, the file's name: what the record must belong to.
+    const belongs = id !== undefined ? storedKey === id : isValidId(storedId) && (legacy ? idFileName(storedId) : this.fileName(storedKey, operation)) === name;
+    if (!belongs) throw corrupt(`holds ${noun} ${this.describeId(record)}, which belongs in another file`);
     if (typeof schemaVersion !== 'number' || !Number.isInteger(schemaVersion)) throw corrupt('has no schemaVersion');
     if (schemaVersion > version) {
       throw corrupt(`has schemaVersion ${schemaVersion}, newer than the ${version} this version of Tether reads (written by a newer Tether?)`);
@@ -200,7 +216,7 @@ export class RecordDirectory<R extends object> {
         cause: error,
       });
     }
-    const pending = names.filter((name) => RECORD_NAME.test(name));
+    const pending = names.filter((name) => this.recordName.test(name));
     const found: R[] = [];
     const readNext = async (): Promise<void> => {
       for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
@@ -216,6 +232,45 @@ export class RecordDirectory<R extends object> {
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, pending.length) }, readNext));
     return found;
+  }
+
+  /**
+   * A keyed kind: moves the records of the layout before (files named after the record's id) to the
+   * names of their keys, each in turn with the writes of its key: written there unless a record already
+   * is, then the old file removed. A file that is not a record stays, passed to `onCorrupt`.
+   */
+  async migrate(method: string, onCorrupt: ((error: TetherError) => void) | undefined): Promise<void> {
+    const keyed = this.kind.keyed;
+    if (!keyed) return;
+    await this.open();
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return; // readAll() reports an unreadable directory
+    }
+    for (const old of names.filter((name) => ID_NAME.test(name))) {
+      let record: R | undefined;
+      try {
+        record = await this.read(old, undefined, method, true);
+      } catch (error) {
+        if (!(error instanceof TetherError)) throw error;
+        onCorrupt?.(error);
+        continue;
+      }
+      const key = record && keyed.keyOf(record as Record<string, unknown>);
+      if (record === undefined || key === undefined) continue;
+      // Both files' locks, as any write holds them: another process's writes of either wait.
+      await this.serially(key, method, (name) =>
+        this.locked(name, key, method, () =>
+          this.locked(old, key, method, async () => {
+            const current = await this.read(name, key, method).catch(() => undefined);
+            if (current === undefined) await this.write(name, record, method);
+            await this.remove(old, key, method);
+          }),
+        ),
+      );
+    }
   }
 
   /** Replaces the record in file `name`, atomically and durably; `STORE_WRITE_FAILED` leaves the previous one. */
@@ -340,9 +395,9 @@ export class RecordDirectory<R extends object> {
         { operation },
       );
     }
-    // Lower-case hex: distinct on case-insensitive file systems too, and reversible when reading a directory.
-    const hex = Buffer.from(id, 'utf8').toString('hex');
-    return hex.length <= MAX_HEX_NAME ? `id-${hex}.json` : `sha256-${createHash('sha256').update(id, 'utf8').digest('hex')}.json`;
+    // A key is hashed whole: never a path, one length, and lower-case hex (distinct on case-insensitive file systems too).
+    if (this.kind.keyed) return `${this.kind.noun}-${createHash('sha256').update(id, 'utf8').digest('hex')}.json`;
+    return idFileName(id);
   }
 
   private idOf(record: unknown): string | undefined {
@@ -353,6 +408,12 @@ export class RecordDirectory<R extends object> {
   private context(operation: string, id: string | undefined, cause: unknown): { operation: string; cause: unknown } & ErrorContext {
     return { ...this.kind.context?.(id), operation, cause };
   }
+}
+
+/** A record's file name by its id: lower-case hex (reversible when reading a directory), or a SHA-256 for long ids. */
+function idFileName(id: string): string {
+  const hex = Buffer.from(id, 'utf8').toString('hex');
+  return hex.length <= MAX_HEX_NAME ? `id-${hex}.json` : `sha256-${createHash('sha256').update(id, 'utf8').digest('hex')}.json`;
 }
 
 /** Lone surrogates would all encode to U+FFFD and share a file. */

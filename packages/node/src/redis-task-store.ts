@@ -2,13 +2,15 @@ import {
   DEFAULTS,
   isActiveRecord,
   parseTaskRecord,
+  taskKey,
   TetherError,
   type StoreWriteOptions,
   type TaskListFilter,
   type TaskRecord,
   type TaskStore,
 } from '@a2a-tether/core';
-import { ACQUIRE, COMPARE_AND_SET, FENCED, RELEASE, RENEW, WRITE } from './redis/lease-scripts.js';
+import { ACQUIRE, COMPARE_AND_SET, FENCED, MIGRATE, RELEASE, RENEW, WRITE } from './redis/lease-scripts.js';
+import { keyTaskId } from './task-key-parts.js';
 import { openRedisClient, positiveInteger as positive, type RedisStoreClient } from './redis/open-client.js';
 import { canRelay, createRedisPushRelay } from './redis/redis-push-relay.js';
 import type { PushRelay } from './push/push-relay.js';
@@ -46,9 +48,12 @@ export type RedisTaskStoreOptions = (
     }
 ) & {
   /**
-   * Prefix of every key, so several stores share one database. Default `tether:`. Keys:
-   * `{prefix}task:{id}` (the record's JSON), `{prefix}tasks` (the set of ids), `{prefix}lease:{id}`
-   * (`<fence>:<owner>`), `{prefix}fence:{id}` (the count of the task's lease acquisitions).
+   * Prefix of every key, so several stores share one database. Default `tether:`. Keys, by the task's key
+   * (`taskKey(agentUrl, taskId)`: two agents' tasks "1" are two records and two leases):
+   * `{prefix}task-record:{key}` (the record's JSON), `{prefix}task-keys` (the set of keys),
+   * `{prefix}task-lease:{key}` (`<fence>:<owner>`), `{prefix}task-fence:{key}` (the count of the task's
+   * lease acquisitions). Records of the layout before (`{prefix}task:{id}`, in `{prefix}tasks`) move
+   * under their keys when the store is created and on each `list()`.
    */
   prefix?: string | undefined;
   /**
@@ -75,6 +80,8 @@ export type RedisTaskStoreOptions = (
  * leases after at most one TTL, and another process takes its tasks over.
  */
 export interface TaskLease {
+  /** The task's key (`taskKey(agentUrl, taskId)`). */
+  readonly key: string;
   readonly taskId: string;
   readonly owner: string;
   /** The fencing token: larger than any earlier acquisition's. Pass it with writes ({@link StoreWriteOptions}). */
@@ -93,14 +100,14 @@ export interface TaskLease {
 /** A {@link TaskStore} in Redis, shared by several processes, with per-task leases and fenced writes. */
 export interface RedisTaskStore extends TaskStore {
   /**
-   * Acquires the lease of `taskId` for `owner` (a name unique per process, e.g. host + pid + a random
+   * Acquires the lease of the task of `key` (`taskKey(agentUrl, taskId)`) for `owner` (a name unique per process, e.g. host + pid + a random
    * suffix) for the store's `leaseMs`. Resolves `undefined` when another owner holds it; the same
    * owner acquiring again gets a new lease (a new fencing token; the older lease can no longer renew).
    * Renew well within the TTL for as long as the process drives the task.
    */
-  lease(taskId: string, owner: string): Promise<TaskLease | undefined>;
-  /** Who holds the task's lease now (the owner it was acquired with); `undefined` when nobody does. */
-  leaseHolder(taskId: string): Promise<string | undefined>;
+  lease(key: string, owner: string): Promise<TaskLease | undefined>;
+  /** Who holds the lease of the task of `key` now (the owner it was acquired with); `undefined` when nobody does. */
+  leaseHolder(key: string): Promise<string | undefined>;
   /**
    * The push relay of this store's Redis (made once, with an inbox of its own): what lets the push receivers
    * of several replicas hand each other the pushes of the tasks they follow. `connect({ store, push })` of
@@ -122,14 +129,23 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
   return positive(value, fallback, name, 'createRedisTaskStore');
 }
 
-function checkId(taskId: unknown, operation: string): string {
-  if (typeof taskId !== 'string' || taskId === '') {
-    throw new TetherError('INVALID_ARGUMENT', `${operation}: the task id must be a non-empty string, got ${typeof taskId === 'string' ? '""' : typeof taskId}`, {
+function checkKey(key: unknown, operation: string): string {
+  if (typeof key !== 'string' || key === '') {
+    throw new TetherError('INVALID_ARGUMENT', `${operation}: the task key must be a non-empty string (taskKey(agentUrl, taskId)), got ${typeof key === 'string' ? '""' : typeof key}`, {
       operation,
       maybeDelivered: false,
     });
   }
-  return taskId;
+  return key;
+}
+
+/** The key a record is filed under: `INVALID_ARGUMENT` for a record without a task id or agent URL. */
+function keyOfRecord(record: unknown, operation: string): string {
+  const { taskId, agentUrl } = (record ?? {}) as Partial<TaskRecord>;
+  if (typeof taskId !== 'string' || taskId === '' || typeof agentUrl !== 'string') {
+    throw new TetherError('INVALID_ARGUMENT', `${operation}: a record needs a non-empty taskId and an agentUrl (its key is taskKey(agentUrl, taskId))`, { operation, maybeDelivered: false });
+  }
+  return taskKey(agentUrl, taskId);
 }
 
 function serialize(record: TaskRecord, operation: string): string {
@@ -194,71 +210,108 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
   const onCorrupt = options.onCorrupt;
   const { client, owned } = await openRedisClient(options, connectTimeoutMs, 'createRedisTaskStore');
 
-  const recordKey = (taskId: string): string => `${prefix}task:${taskId}`;
-  const leaseKey = (taskId: string): string => `${prefix}lease:${taskId}`;
-  const fenceKey = (taskId: string): string => `${prefix}fence:${taskId}`;
-  const idsKey = `${prefix}tasks`;
-  const origin = (taskId: string, operation: string): { where: string; operation: string } => ({ where: `Redis key ${recordKey(taskId)}`, operation });
+  const recordKey = (key: string): string => `${prefix}task-record:${key}`;
+  const leaseKey = (key: string): string => `${prefix}task-lease:${key}`;
+  const fenceKey = (key: string): string => `${prefix}task-fence:${key}`;
+  const keysKey = `${prefix}task-keys`;
+  // The layout before: records, fences and the set by task id alone (moved by `migrate()`).
+  const before = { record: (id: string): string => `${prefix}task:${id}`, fence: (id: string): string => `${prefix}fence:${id}`, ids: `${prefix}tasks` };
+  const origin = (key: string, operation: string): { where: string; operation: string } => ({ where: `Redis key ${recordKey(key)}`, operation });
+  const site = (operation: string, key: string | undefined, writes: boolean): CallSite => ({ operation, taskId: keyTaskId(key), writes });
   const evaluate = async (site: CallSite, script: string, keys: string[], args: string[]): Promise<number> =>
     Number(await bounded(site, timeoutMs, () => client.eval(script, { keys, arguments: args })));
 
-  async function readRaw(site: CallSite, taskId: string): Promise<string | undefined> {
-    const raw = await bounded(site, timeoutMs, () => client.get(recordKey(taskId)));
+  async function readRaw(site: CallSite, key: string): Promise<string | undefined> {
+    const raw = await bounded(site, timeoutMs, () => client.get(recordKey(key)));
     return raw === null || raw === undefined ? undefined : String(raw);
   }
 
   async function updateNow(
-    taskId: string,
+    key: string,
     change: (current: TaskRecord | undefined) => TaskRecord | undefined,
     fence: string,
   ): Promise<TaskRecord | undefined> {
-    const site: CallSite = { operation: 'RedisTaskStore.update', taskId, writes: true };
+    const at = site('RedisTaskStore.update', key, true);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const raw = await readRaw(site, taskId);
+      const raw = await readRaw(at, key);
       // A corrupt record is not handed to `change`: STORE_CORRUPT, and nothing is written.
-      const next = change(raw === undefined ? undefined : parseTaskRecord(raw, taskId, origin(taskId, site.operation)));
-      if (next !== undefined && (next as Partial<TaskRecord> | null)?.taskId !== taskId) {
-        throw new TetherError('INVALID_ARGUMENT', `RedisTaskStore.update('${taskId}') returned a record of another task; nothing was written`, {
-          operation: site.operation,
-          taskId,
+      const next = change(raw === undefined ? undefined : parseTaskRecord(raw, key, origin(key, at.operation)));
+      if (next !== undefined && keyOfRecord(next, at.operation) !== key) {
+        throw new TetherError('INVALID_ARGUMENT', `RedisTaskStore.update(${key}) returned a record of another task; nothing was written`, {
+          operation: at.operation,
+          taskId: at.taskId,
         });
       }
-      const written = next === undefined ? '' : serialize(next, site.operation);
-      const keys = [recordKey(taskId), idsKey, fenceKey(taskId)];
-      const result = await evaluate(site, COMPARE_AND_SET, keys, [raw === undefined ? '0' : '1', raw ?? '', written, taskId, fence, keepFenceMs]);
-      if (result === FENCED) throw fenced(site, fence === '' ? undefined : Number(fence));
+      const written = next === undefined ? '' : serialize(next, at.operation);
+      const keys = [recordKey(key), keysKey, fenceKey(key)];
+      const result = await evaluate(at, COMPARE_AND_SET, keys, [raw === undefined ? '0' : '1', raw ?? '', written, key, fence, keepFenceMs]);
+      if (result === FENCED) throw fenced(at, fence === '' ? undefined : Number(fence));
       if (result === 1) return next;
     }
-    throw new TetherError('RETRY_EXHAUSTED', `Redis task store: the update of task ${taskId} lost ${MAX_UPDATE_ATTEMPTS} races in a row to other writers`, { taskId });
+    throw new TetherError('RETRY_EXHAUSTED', `Redis task store: the update of task ${at.taskId ?? key} lost ${MAX_UPDATE_ATTEMPTS} races in a row to other writers`, { taskId: at.taskId });
   }
 
-  async function write(operation: string, taskId: string, json: string, options: StoreWriteOptions | undefined): Promise<void> {
-    const site: CallSite = { operation, taskId, writes: true };
+  async function write(operation: string, key: string, json: string, options: StoreWriteOptions | undefined): Promise<void> {
+    const at = site(operation, key, true);
     const fence = fenceArg(options, operation);
-    const result = await evaluate(site, WRITE, [recordKey(taskId), idsKey, fenceKey(taskId)], [json, taskId, fence, keepFenceMs]);
-    if (result === FENCED) throw fenced(site, options?.fence);
+    const result = await evaluate(at, WRITE, [recordKey(key), keysKey, fenceKey(key)], [json, key, fence, keepFenceMs]);
+    if (result === FENCED) throw fenced(at, options?.fence);
+  }
+
+  /**
+   * Moves the records of the layout before (filed by task id alone) under their keys, with their fence
+   * counts. A value that is not a task record stays where it is, reported to `onCorrupt`.
+   */
+  async function migrate(operation: string): Promise<void> {
+    const at = site(operation, undefined, true);
+    const ids = ((await bounded(at, timeoutMs, () => client.sMembers(before.ids))) as unknown[]).map(String);
+    for (const id of ids) {
+      // Bounded: a record another process rewrites each time it is read is left for the next list().
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const raw = await bounded(at, timeoutMs, () => client.get(before.record(id)));
+        let key = '';
+        if (raw !== null && raw !== undefined) {
+          try {
+            const parsed = JSON.parse(String(raw)) as Partial<TaskRecord> | null;
+            key = taskKey(typeof parsed?.agentUrl === 'string' ? parsed.agentUrl : '', id);
+            parseTaskRecord(String(raw), key, { where: `Redis key ${before.record(id)}`, operation });
+          } catch (error) {
+            onCorrupt?.(error instanceof TetherError ? error : new TetherError('STORE_CORRUPT', `Redis key ${before.record(id)} is not valid JSON; put() or delete() the task to replace it`, { operation, taskId: id, cause: error }));
+            break;
+          }
+        }
+        const moved = await evaluate(at, MIGRATE, [before.record(id), before.ids, recordKey(key), keysKey, before.fence(id), fenceKey(key)], [raw === null || raw === undefined ? '' : String(raw), id, key]);
+        if (moved === 1) break;
+      }
+    }
   }
 
   const queued = new Map<string, Promise<TaskRecord | undefined>>();
   let relay: PushRelay | undefined;
+  try {
+    await migrate('createRedisTaskStore');
+  } catch (error) {
+    if (owned) await client.close().catch(() => client.destroy?.());
+    throw error;
+  }
 
   return {
-    async get(taskId) {
+    async get(key) {
       const operation = 'RedisTaskStore.get';
-      checkId(taskId, operation);
-      const raw = await readRaw({ operation, taskId, writes: false }, taskId);
-      return raw === undefined ? undefined : parseTaskRecord(raw, taskId, origin(taskId, operation));
+      checkKey(key, operation);
+      const raw = await readRaw(site(operation, key, false), key);
+      return raw === undefined ? undefined : parseTaskRecord(raw, key, origin(key, operation));
     },
 
     async put(record, writeOptions) {
       const operation = 'RedisTaskStore.put';
-      const taskId = checkId((record as Partial<TaskRecord> | null)?.taskId, operation);
-      await write(operation, taskId, serialize(record, operation), writeOptions);
+      const key = keyOfRecord(record, operation);
+      await write(operation, key, serialize(record, operation), writeOptions);
     },
 
-    update(taskId, change, writeOptions) {
+    update(key, change, writeOptions) {
       try {
-        checkId(taskId, 'RedisTaskStore.update');
+        checkKey(key, 'RedisTaskStore.update');
       } catch (error) {
         return Promise.reject(error);
       }
@@ -270,33 +323,34 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
       }
       // One update per task at a time from this store: a process then races only other processes,
       // not its own concurrent updates (which would all read the same value and all but one retry).
-      const previous = queued.get(taskId) ?? Promise.resolve();
+      const previous = queued.get(key) ?? Promise.resolve();
       const next = previous.then(
-        () => updateNow(taskId, change, fence),
-        () => updateNow(taskId, change, fence),
+        () => updateNow(key, change, fence),
+        () => updateNow(key, change, fence),
       );
-      queued.set(taskId, next);
+      queued.set(key, next);
       const forget = (): void => {
-        if (queued.get(taskId) === next) queued.delete(taskId);
+        if (queued.get(key) === next) queued.delete(key);
       };
       next.then(forget, forget);
       return next;
     },
 
     async list(filter: TaskListFilter = {}) {
-      const site: CallSite = { operation: 'RedisTaskStore.list', writes: false };
-      const ids = ((await bounded(site, timeoutMs, () => client.sMembers(idsKey))) as unknown[]).map(String);
+      const at = site('RedisTaskStore.list', undefined, false);
+      await migrate(at.operation);
+      const keys = ((await bounded(at, timeoutMs, () => client.sMembers(keysKey))) as unknown[]).map(String);
       const out: TaskRecord[] = [];
-      for (let start = 0; start < ids.length; start += MGET_CHUNK) {
-        const chunk = ids.slice(start, start + MGET_CHUNK);
-        const values = (await bounded(site, timeoutMs, () => client.mGet(chunk.map(recordKey)))) as unknown[];
+      for (let start = 0; start < keys.length; start += MGET_CHUNK) {
+        const chunk = keys.slice(start, start + MGET_CHUNK);
+        const values = (await bounded(at, timeoutMs, () => client.mGet(chunk.map(recordKey)))) as unknown[];
         values.forEach((raw, index) => {
           // Deleted between SMEMBERS and MGET: not listed.
           if (raw === null || raw === undefined) return;
-          const taskId = chunk[index] as string;
+          const key = chunk[index] as string;
           let record: TaskRecord;
           try {
-            record = parseTaskRecord(String(raw), taskId, origin(taskId, site.operation));
+            record = parseTaskRecord(String(raw), key, origin(key, at.operation));
           } catch (error) {
             // One bad record never hides the others: skipped, and reported.
             onCorrupt?.(error as TetherError);
@@ -310,34 +364,34 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
       return out;
     },
 
-    async delete(taskId, writeOptions) {
+    async delete(key, writeOptions) {
       const operation = 'RedisTaskStore.delete';
-      checkId(taskId, operation);
-      await write(operation, taskId, '', writeOptions);
+      checkKey(key, operation);
+      await write(operation, key, '', writeOptions);
     },
 
-    async lease(taskId, owner) {
+    async lease(key, owner) {
       const operation = 'RedisTaskStore.lease';
-      checkId(taskId, operation);
+      checkKey(key, operation);
       if (typeof owner !== 'string' || owner === '') throw new TetherError('INVALID_ARGUMENT', `${operation}: owner must be a non-empty string`, { operation, maybeDelivered: false });
-      const site: CallSite = { operation, taskId, writes: true };
-      const fence = await evaluate(site, ACQUIRE, [leaseKey(taskId), fenceKey(taskId)], [owner, String(leaseMs)]);
+      const fence = await evaluate(site(operation, key, true), ACQUIRE, [leaseKey(key), fenceKey(key)], [owner, String(leaseMs)]);
       if (!(fence > 0)) return undefined;
       const holder = `${fence}:${owner}`;
       return {
-        taskId,
+        key,
+        taskId: keyTaskId(key) ?? key,
         owner,
         fence,
         ttlMs: leaseMs,
-        renew: async () => (await evaluate({ operation: 'TaskLease.renew', taskId, writes: true }, RENEW, [leaseKey(taskId)], [holder, String(leaseMs)])) === 1,
-        release: async () => (await evaluate({ operation: 'TaskLease.release', taskId, writes: true }, RELEASE, [leaseKey(taskId)], [holder])) === 1,
+        renew: async () => (await evaluate(site('TaskLease.renew', key, true), RENEW, [leaseKey(key)], [holder, String(leaseMs)])) === 1,
+        release: async () => (await evaluate(site('TaskLease.release', key, true), RELEASE, [leaseKey(key)], [holder])) === 1,
       };
     },
 
-    async leaseHolder(taskId) {
+    async leaseHolder(key) {
       const operation = 'RedisTaskStore.leaseHolder';
-      checkId(taskId, operation);
-      const held = await bounded({ operation, taskId, writes: false }, timeoutMs, () => client.get(leaseKey(taskId)));
+      checkKey(key, operation);
+      const held = await bounded(site(operation, key, false), timeoutMs, () => client.get(leaseKey(key)));
       // `<fence>:<owner>`: the owner may contain ':' itself.
       return held === null || held === undefined ? undefined : String(held).slice(String(held).indexOf(':') + 1);
     },

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, open, readdir, readFile, rm, truncate, unlink, writeFil
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFileTaskStore, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
+import { createFileTaskStore, taskKey, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
 import { RECORD_LOCK } from '../src/record-lock.js';
 import { tempTag } from '../src/temp-owner.js';
 import { storeChild } from './helpers/store-child.js';
@@ -27,6 +27,9 @@ const child = storeChild(roots);
 
 type Counted = TaskRecord & { count: number };
 
+/** The store key of task `taskId` of the agent of {@link counted}. */
+const key = (taskId: string): string => taskKey('http://127.0.0.1:4000/.well-known/agent-card.json', taskId);
+
 function counted(taskId: string, count: number): Counted {
   return {
     schemaVersion: 1,
@@ -43,7 +46,7 @@ function counted(taskId: string, count: number): Counted {
 /** `n` increments of the task's count, one after another, as the engine's record writer makes them. */
 async function increment(store: TaskStore, taskId: string, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
-    await store.update(taskId, (current) => {
+    await store.update(key(taskId), (current) => {
       const previous = current as Counted | undefined;
       return { ...counted(taskId, 0), ...previous, count: (previous?.count ?? 0) + 1 };
     });
@@ -61,7 +64,7 @@ describe('two writers on one directory', () => {
     const b = createFileTaskStore(join(dir, '..', 'tasks')); // the same directory, spelled otherwise
     await a.put(counted('shared', 0));
     await Promise.all([increment(a, 'shared', INCREMENTS), increment(b, 'shared', INCREMENTS)]);
-    expect(((await createFileTaskStore(dir).get('shared')) as Counted | undefined)?.count).toBe(2 * INCREMENTS);
+    expect(((await createFileTaskStore(dir).get(key('shared'))) as Counted | undefined)?.count).toBe(2 * INCREMENTS);
   }, WRITERS_GUARD_MS);
 
   it("a write through one store object is told to the other's watchers (client.watchTasks)", async () => {
@@ -84,7 +87,7 @@ describe('two writers on one directory', () => {
     await child.run(['increment', dir, 'warm-up', '1']); // bundled before the two start
     const runs = await Promise.all([child.run(['increment', dir, 'shared', String(INCREMENTS)]), child.run(['increment', dir, 'shared', String(INCREMENTS)])]);
     expect(runs.map((r) => r.stdout.trim())).toEqual([`incremented ${INCREMENTS}`, `incremented ${INCREMENTS}`]);
-    expect(((await store.get('shared')) as Counted | undefined)?.count).toBe(2 * INCREMENTS);
+    expect(((await store.get(key('shared'))) as Counted | undefined)?.count).toBe(2 * INCREMENTS);
     expect((await readdir(dir)).filter((name) => name.startsWith('.'))).toEqual([]);
   }, WRITERS_GUARD_MS);
 });
@@ -104,7 +107,7 @@ describe("another process's lock on a record", () => {
     // The claim of a process that died while taking that lock over.
     await writeFile(join(dir, `.${basename(path)}.0123456789abcdef.take`), lockOf(dead, '00112233445566ff'));
     await increment(store, 'orphan', 1);
-    expect(((await store.get('orphan')) as Counted | undefined)?.count).toBe(2);
+    expect(((await store.get(key('orphan'))) as Counted | undefined)?.count).toBe(2);
     expect((await readdir(dir)).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 
@@ -121,7 +124,7 @@ describe("another process's lock on a record", () => {
     expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ count: 1 });
     await unlink(lock);
     await writing;
-    expect(((await store.get('held')) as Counted | undefined)?.count).toBe(2);
+    expect(((await store.get(key('held'))) as Counted | undefined)?.count).toBe(2);
   });
 
   it(`a lock a live process does not give back: the write ends in STORE_UNAVAILABLE (retryable) after ${RECORD_LOCK.waitMs} ms, writing nothing`, async () => {
@@ -197,9 +200,9 @@ describe('a file named like a record that is not a regular file of a sane size',
     await unlink(path);
     expect(spawnSync('mkfifo', ['-m', '600', path]).status).toBe(0);
     try {
-      const got = await within(store.get('fifo'), HANG_GUARD_MS);
+      const got = await within(store.get(key('fifo')), HANG_GUARD_MS);
       expect(got, 'get() on a FIFO named like a record').not.toBe('pending');
-      const error = await rejection(store.get('fifo'));
+      const error = await rejection(store.get(key('fifo')));
       expect(error.code).toBe('STORE_CORRUPT');
       expect(error.taskId).toBe('fifo');
       expect(error.message).toContain(path);
@@ -211,7 +214,7 @@ describe('a file named like a record that is not a regular file of a sane size',
       expect(reported.map((e) => [e.code, e.message.includes(path)])).toEqual([['STORE_CORRUPT', true]]);
       // put() replaces it with a record.
       await store.put(counted('fifo', 2));
-      expect(((await store.get('fifo')) as Counted | undefined)?.count).toBe(2);
+      expect(((await store.get(key('fifo'))) as Counted | undefined)?.count).toBe(2);
     } finally {
       await releaseFifo(path).catch(() => undefined);
     }
@@ -224,7 +227,7 @@ describe('a file named like a record that is not a regular file of a sane size',
     const path = await recordFile(store, dir, 'folder');
     await unlink(path);
     await mkdir(path);
-    const error = await rejection(store.get('folder'));
+    const error = await rejection(store.get(key('folder')));
     expect([error.code, error.message.includes(path)]).toEqual(['STORE_CORRUPT', true]);
     expect(error.message).toMatch(/is not a regular file \(a directory\)/);
     expect(await store.list()).toEqual([]);
@@ -238,7 +241,7 @@ describe('a file named like a record that is not a regular file of a sane size',
     const error = await rejection(store.put({ ...counted('big', 2), payload: 'x'.repeat(8 * MiB) } as TaskRecord));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toMatch(/is \d+ bytes of JSON, over the 8388608 a record file may hold; nothing was written/);
-    expect(((await store.get('big')) as Counted | undefined)?.count).toBe(1);
+    expect(((await store.get(key('big'))) as Counted | undefined)?.count).toBe(1);
     expect((await readdir(dir)).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 
@@ -251,7 +254,7 @@ describe('a file named like a record that is not a regular file of a sane size',
     await truncate(path, HUGE); // the record, then zeros: no disk blocks, but 600 MB to a reader
     const memoryBefore = process.memoryUsage();
     const readBefore = bytesRead();
-    const error = await rejection(store.get('huge'));
+    const error = await rejection(store.get(key('huge')));
     const listed = await store.list();
     const readAfter = bytesRead();
     const memoryAfter = process.memoryUsage();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTaskStoreContract, SeededRandom } from '@a2a-tether/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFileTaskStore, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
+import { createFileTaskStore, taskKey, TetherError, type TaskRecord, type TaskStore } from '../src/index.js';
 import { STALE_TEMP_MS, tempTag } from '../src/temp-owner.js';
 import { crashDigest, type CrashFields } from './helpers/crash-record.js';
 import { CHILD_TIMEOUT_MS, storeChild } from './helpers/store-child.js';
@@ -20,12 +20,20 @@ afterAll(async () => {
   for (const root of roots) await rm(root, { recursive: true, force: true });
 });
 
+const AGENT = 'http://127.0.0.1:4000/.well-known/agent-card.json';
+/** The store key of task `taskId` of {@link AGENT}. */
+const key = (taskId: string, agentUrl = AGENT): string => taskKey(agentUrl, taskId);
+/** The file of a store key: `task-<SHA-256 hex of the key>.json`. */
+const fileOfKey = (k: string): string => `task-${createHash('sha256').update(k).digest('hex')}.json`;
+/** The file of task `taskId` of {@link AGENT}. */
+const fileOf = (taskId: string): string => fileOfKey(key(taskId));
+
 function record(taskId: string, fields: Record<string, unknown> = {}): TaskRecord {
   return {
     schemaVersion: 1,
     taskId,
     contextId: `ctx-${taskId}`,
-    agentUrl: 'http://127.0.0.1:4000/.well-known/agent-card.json',
+    agentUrl: AGENT,
     state: 'working',
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
@@ -67,24 +75,10 @@ describe('createFileTaskStore', () => {
     { describe, it },
     {
       corruption: {
-        async plant(store, taskId, raw) {
+        async plant(store, k, raw) {
           const dir = dirs.get(store) ?? '';
-          const before = new Set(await readdir(dir).catch(() => []));
-          await store.put(record(taskId, { marker: 'to overwrite' }));
-          let name: string | undefined;
-          for (const file of await readdir(dir)) {
-            if (before.has(file) || !file.endsWith('.json')) continue;
-            name = file;
-          }
-          if (name === undefined) {
-            // The task had a file already: the one holding its id.
-            for (const file of await readdir(dir)) {
-              const text = await readFile(join(dir, file), 'utf8').catch(() => '');
-              if (text.includes(JSON.stringify(taskId)) && text.includes('to overwrite')) name = file;
-            }
-          }
-          if (name === undefined) throw new Error(`no file for task ${taskId} in ${dir}`);
-          await writeFile(join(dir, name), raw);
+          await mkdir(dir, { recursive: true });
+          await writeFile(join(dir, fileOfKey(k)), raw);
         },
         reported: (store) => reports.get(store) ?? [],
       },
@@ -96,29 +90,60 @@ describe('createFileTaskStore', () => {
     const store = createFileTaskStore(join(dir, 'nested'));
     await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });
     await store.put(record('../../escape'));
-    await store.update('a/b', () => record('a/b'));
+    await store.update(key('a/b'), () => record('a/b'));
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     expect((await stat(join(dir, 'nested'))).mode & 0o777).toBe(0o700);
     const names = await readdir(join(dir, 'nested'));
-    expect(names.sort()).toEqual([`id-${Buffer.from('../../escape').toString('hex')}.json`, `id-${Buffer.from('a/b').toString('hex')}.json`].sort());
+    expect(names.sort()).toEqual([fileOf('../../escape'), fileOf('a/b')].sort());
     for (const name of names) expect((await stat(join(dir, 'nested', name))).mode & 0o777).toBe(0o600);
     expect(await readdir(join(dir, '..'))).toEqual(['tasks']);
     const long = 'L'.repeat(65);
     await store.put(record(long));
-    expect(await readdir(join(dir, 'nested'))).toContain(`sha256-${createHash('sha256').update(long).digest('hex')}.json`);
+    expect(await readdir(join(dir, 'nested'))).toContain(fileOf(long));
+  });
+
+  it('moves records of the layout before (files named after the task id) to their keys’ files: on first use, and on list()', async () => {
+    const dir = await freshDir();
+    await mkdir(dir, { recursive: true });
+    const idFile = (id: string): string => `id-${Buffer.from(id).toString('hex')}.json`;
+    const long = 'L'.repeat(65);
+    const other = 'http://127.0.0.1:4001/.well-known/agent-card.json';
+    await writeFile(join(dir, idFile('1')), JSON.stringify(record('1', { state: 'input-required' })));
+    await writeFile(join(dir, `sha256-${createHash('sha256').update(long).digest('hex')}.json`), JSON.stringify(record(long)));
+    await writeFile(join(dir, idFile('bad')), '{"schemaVersion":1,"taskId":"ba');
+    const reported: TetherError[] = [];
+    const store = createFileTaskStore(dir, { onCorrupt: (error) => reported.push(error) });
+    // get() of the key finds the record the layout before filed by its id alone.
+    expect(await store.get(key('1'))).toEqual(record('1', { state: 'input-required' }));
+    expect((await readdir(dir)).sort()).toEqual([fileOf('1'), fileOf(long), idFile('bad')].sort());
+    expect(reported.map((e) => e.code)).toEqual(['STORE_CORRUPT']); // left where it is, and said
+    // Another agent's task "1" beside it: two records. An old file written later (an older Tether on the
+    // directory) moves on the next list(), unless a record is at its key already.
+    await store.put(record('1', { agentUrl: other }));
+    await writeFile(join(dir, idFile('1')), JSON.stringify(record('1', { state: 'failed' })));
+    await writeFile(join(dir, idFile('late')), JSON.stringify(record('late')));
+    const listed = await store.list();
+    expect(listed.map((r) => [r.taskId, r.agentUrl, r.state])).toEqual([
+      ['1', AGENT, 'input-required'],
+      ['1', other, 'working'],
+      [long, AGENT, 'working'],
+      ['late', AGENT, 'working'],
+    ]);
+    expect((await readdir(dir)).sort()).toEqual([fileOf('1'), fileOfKey(key('1', other)), fileOf(long), fileOf('late'), idFile('bad')].sort());
+    expect(listed.every((r) => r.schemaVersion === 1)).toBe(true);
   });
 
   it('refuses ids no task can have, before touching the disk', async () => {
     const dir = await freshDir();
     const store = createFileTaskStore(dir);
-    for (const id of ['', '\uD800lone']) {
-      const error = await rejection(store.get(id));
+    for (const k of [key(''), key('\uD800lone'), 'lone', '["only one"]']) {
+      const error = await rejection(store.get(k));
       expect(error.code).toBe('INVALID_ARGUMENT');
-      expect(error.message).toMatch(/^FileTaskStore\.get: a task id must be a non-empty string/);
+      expect(error.message).toMatch(/^FileTaskStore\.get: a task key must be taskKey\(agentUrl, taskId\) of a non-empty task id/);
     }
     expect((await rejection(store.put({ ...record('x'), taskId: 42 } as unknown as TaskRecord))).code).toBe('INVALID_ARGUMENT');
-    const other = await rejection(store.update('mine', () => record('theirs')));
-    expect(other.message).toMatch(/update\('mine'\) returned a record of another task \("theirs"\)/);
+    const other = await rejection(store.update(key('mine'), () => record('theirs')));
+    expect(other.message).toContain(`update(${key('mine')}) returned a record of another task ("theirs")`);
     expect(await store.list()).toEqual([]);
   });
 
@@ -129,7 +154,7 @@ describe('createFileTaskStore', () => {
       for (const id of ['good-1', 'good-2', 'truncated', 'garbage', 'array', 'no-id', 'no-version', 'future', 'moved', 'empty']) {
         await store.put(record(id, { payload: 'p'.repeat(100) }));
       }
-      const file = (id: string): string => join(dir, `id-${Buffer.from(id).toString('hex')}.json`);
+      const file = (id: string): string => join(dir, fileOf(id));
       const full = await readFile(file('truncated'), 'utf8');
       const bad = new Map<string, string>([
         ['truncated', full.slice(0, full.length - 20)],
@@ -159,14 +184,14 @@ describe('createFileTaskStore', () => {
         empty: /is not valid JSON \(truncated or overwritten\? 0 characters\)/,
       };
       for (const id of bad.keys()) {
-        const error = await rejection(store.get(id));
+        const error = await rejection(store.get(key(id)));
         expect(error.code, id).toBe('STORE_CORRUPT');
         expect(error.taskId, id).toBe(id);
-        expect(error.message, id).toContain(join(dir, `id-${Buffer.from(id).toString('hex')}.json`));
+        expect(error.message, id).toContain(join(dir, fileOf(id)));
         expect(error.message, id).toMatch(why[id]!);
-        expect((await rejection(store.update(id, (r) => r))).code, id).toBe('STORE_CORRUPT');
+        expect((await rejection(store.update(key(id), (r) => r))).code, id).toBe('STORE_CORRUPT');
       }
-      expect(await store.get('good-2')).toEqual(record('good-2', { payload: 'p'.repeat(100) }));
+      expect(await store.get(key('good-2'))).toEqual(record('good-2', { payload: 'p'.repeat(100) }));
     });
 
     it('list() skips each one and reports it to onCorrupt, and put() or delete() replaces it', async () => {
@@ -175,13 +200,13 @@ describe('createFileTaskStore', () => {
       const store = createFileTaskStore(dir, { onCorrupt: (error) => reported.push(error) });
       expect((await store.list()).map((r) => r.taskId)).toEqual(['good-1', 'good-2']);
       expect(reported.map((e) => e.code)).toEqual(Array.from(bad.keys(), () => 'STORE_CORRUPT'));
-      const named = (id: string): boolean => reported.some((e) => e.message.includes(`id-${Buffer.from(id).toString('hex')}.json`));
+      const named = (id: string): boolean => reported.some((e) => e.message.includes(fileOf(id)));
       for (const id of bad.keys()) expect(named(id), id).toBe(true);
       expect(reported.every((e) => e.message.startsWith('FileTaskStore.list: task record '))).toBe(true);
       // Without a listener, list() still skips them rather than failing.
       expect(await createFileTaskStore(dir).list({ active: true })).toHaveLength(2);
       await store.put(record('truncated'));
-      await store.delete('garbage');
+      await store.delete(key('garbage'));
       reported.length = 0;
       expect((await store.list()).map((r) => r.taskId)).toEqual(['good-1', 'good-2', 'truncated']);
       expect(reported).toHaveLength(bad.size - 2);
@@ -200,7 +225,7 @@ describe('createFileTaskStore', () => {
       const store = createFileTaskStore(dir, { onCorrupt: (e) => reported.push(e) });
       expect((await store.list()).map((r) => r.taskId)).toEqual(['kept']);
       expect(reported).toEqual([]);
-      expect((await readdir(dir)).sort()).toEqual(['README.txt', `id-${Buffer.from('kept').toString('hex')}.json`]);
+      expect((await readdir(dir)).sort()).toEqual(['README.txt', fileOf('kept')]);
     });
   });
 
@@ -214,13 +239,13 @@ describe('createFileTaskStore', () => {
       // In a child so that the directory's mode binds even when the tests run as root (the child then runs as nobody).
       const outcome = JSON.parse((await child.run(['put', dir, 'ro'], { asNobody: true })).stdout) as Record<string, unknown>;
       expect(outcome).toMatchObject({ ok: false, code: 'STORE_WRITE_FAILED', causeCode: 'EACCES' });
-      expect(outcome['message']).toContain(`could not write task record ${join(dir, `id-${Buffer.from('ro').toString('hex')}.json`)}`);
+      expect(outcome['message']).toContain(`could not write task record ${join(dir, fileOf('ro'))}`);
       expect(outcome['message']).toContain('the previous record is unchanged');
     } finally {
       await chmod(dir, 0o700);
     }
-    expect(await store.get('ro')).toEqual(record('ro', { version: 'old' }));
-    expect(await readdir(dir)).toEqual([`id-${Buffer.from('ro').toString('hex')}.json`]);
+    expect(await store.get(key('ro'))).toEqual(record('ro', { version: 'old' }));
+    expect(await readdir(dir)).toEqual([fileOf('ro')]);
   });
 
   it('a directory that cannot be created rejects with STORE_WRITE_FAILED, and a later call tries again', async () => {
@@ -233,7 +258,7 @@ describe('createFileTaskStore', () => {
     expect(error.message).toContain(`could not create the task store directory ${join(dir, 'below')}`);
     await rm(dir);
     await store.put(record('x'));
-    expect(await store.get('x')).toEqual(record('x'));
+    expect(await store.get(key('x'))).toEqual(record('x'));
   });
 });
 
@@ -254,7 +279,7 @@ async function liveWriter<T>(writer: TaskStore, meanwhile: (done: () => boolean)
   const chains = Array.from({ length: WRITER_TASKS }, async (_, chain) => {
     const taskId = `live-${chain}`;
     for (let i = chain; i < UPDATES; i += WRITER_TASKS) {
-      await writer.update(taskId, () => record(taskId, { seq: i, payload: 'p'.repeat(2048) })).catch((error: unknown) => failed.push(error));
+      await writer.update(key(taskId), () => record(taskId, { seq: i, payload: 'p'.repeat(2048) })).catch((error: unknown) => failed.push(error));
     }
   });
   const writing = Promise.all(chains).then(() => {
@@ -396,15 +421,15 @@ describe('watch (client.watchTasks over the file store)', () => {
       await store.put(record);
       expect(told).toEqual(['changed']);
       expect((await readdir(dir)).length).toBeGreaterThan(0);
-      await store.update('t1', (current) => (current ? { ...current, state: 'completed' } : current));
-      await store.delete('t1');
+      await store.update(key('t1', 'http://a'), (current) => (current ? { ...current, state: 'completed' } : current));
+      await store.delete(key('t1', 'http://a'));
       expect(told).toHaveLength(3);
       stop();
       await store.put(record);
       expect(told).toHaveLength(3);
       // A write that fails is not told.
       const again = store.watch(() => told.push('changed'));
-      await expect(store.update('t1', () => ({ ...record, taskId: 'other' }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(store.update(key('t1', 'http://a'), () => ({ ...record, taskId: 'other' }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       expect(told).toHaveLength(3);
       again();
     } finally {

@@ -14,6 +14,7 @@ import {
   connect,
   createNodeFetch,
   MemoryTaskStore,
+  taskKey,
   type A2AClient,
   type Part,
   type Scheduler,
@@ -323,7 +324,7 @@ describe('G8: bounded memory, no leaked resources', () => {
         expect(active).toEqual([...detachedInBatch].sort());
         const finished = (await store.list()).filter((r) => r.outcome !== undefined);
         expect(finished.every((r) => r.outcome?.kind === 'finished' && r.expiresAt !== undefined)).toBe(true);
-        for (const record of await store.list()) await store.delete(record.taskId);
+        for (const record of await store.list()) await store.delete(taskKey(record.agentUrl, record.taskId));
         detachedInBatch = new Set();
         totals.cutsApplied += proxy.log.filter((entry) => entry.fault !== undefined).length;
         totals.agentRequests += agent.requests.length;

@@ -216,7 +216,7 @@ describe.each(AUTH_CASES)('with $name', (c) => {
     expect((await seen.failure(doomed.done())).code).toBe('RETRY_EXHAUSTED');
     expect((await drained).code).toBe('RETRY_EXHAUSTED');
     p.clearFaults();
-    expect((await fileStore.get(doomed.taskId as string))?.lastError?.code).toBe('RETRY_EXHAUSTED');
+    expect((await fileStore.get(client.taskKey(doomed.taskId as string)))?.lastError?.code).toBe('RETRY_EXHAUSTED');
 
     // The app's own webhook token, given to start() and to createPushConfig(), is sent but not kept.
     const hook = { url: 'http://127.0.0.1:9/hook', token: PLANTED.configToken };

@@ -7,7 +7,7 @@ import type * as FsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createFileTaskStore, TetherError, type TaskRecord } from '../src/index.js';
+import { createFileTaskStore, taskKey, TetherError, type TaskRecord } from '../src/index.js';
 import { createFileWorkflowStore } from '../src/orchestrate-entry.js';
 
 /** What the stores did to files, in order: `open temp`, `sync temp`, `rename temp → record` … */
@@ -83,8 +83,8 @@ describe.skipIf(process.platform === 'win32')('file stores: write, fsync, close,
     const store = createFileTaskStore(await freshDir());
     expect(await callsOf(() => store.put(record('t1')))).toEqual(DURABLE_WRITE);
     expect(await callsOf(() => store.put(record('t1', 'input-required')))).toEqual(DURABLE_WRITE);
-    expect(await callsOf(() => store.update('t1', (r) => (r ? { ...r, state: 'completed' } : r)))).toEqual([...READ_RECORD, ...DURABLE_WRITE]);
-    expect((await store.get('t1'))?.state).toBe('completed');
+    expect(await callsOf(() => store.update(taskKey('http://127.0.0.1:4000/', 't1'), (r) => (r ? { ...r, state: 'completed' } : r)))).toEqual([...READ_RECORD, ...DURABLE_WRITE]);
+    expect((await store.get(taskKey('http://127.0.0.1:4000/', 't1')))?.state).toBe('completed');
   });
 
   it('the workflow store', async () => {
@@ -105,7 +105,7 @@ describe.skipIf(process.platform === 'win32')('file stores: write, fsync, close,
     expect((error as TetherError).message).toContain('EIO');
     // Never renamed: the record on disk is the one before.
     expect(trace.calls).not.toContain('rename temp → record');
-    expect((await store.get('t2'))?.state).toBe('working');
+    expect((await store.get(taskKey('http://127.0.0.1:4000/', 't2')))?.state).toBe('working');
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });

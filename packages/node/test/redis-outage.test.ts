@@ -3,7 +3,9 @@
 // rejects, start() rejects instead of hanging, and the store works again once Redis is back.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { TASK_RECORD_VERSION, TetherError, type TaskRecord } from '@a2a-tether/core';
+import { TASK_RECORD_VERSION, taskKey, TetherError, type TaskRecord } from '@a2a-tether/core';
+
+const key = (taskId: string): string => taskKey('http://agent.test/', taskId);
 import { freePort, startTcpProxy, startTestAgent, type TcpProxy } from '@a2a-tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../src/index.js';
@@ -36,16 +38,16 @@ async function outcome(call: () => Promise<unknown>): Promise<string> {
 /** Every store call, each as a thunk, on a store that holds task `held` and its lease. */
 async function everyCall(store: RedisTaskStore): Promise<Record<string, () => Promise<unknown>>> {
   await store.put(record('held'));
-  const lease = await store.lease('held', 'owner');
+  const lease = await store.lease(key('held'), 'owner');
   if (!lease) throw new Error('no lease');
   return {
-    get: () => store.get('held'),
+    get: () => store.get(key('held')),
     put: () => store.put(record('new')),
-    update: () => store.update('held', (r) => r),
+    update: () => store.update(key('held'), (r) => r),
     list: () => store.list(),
     'list active': () => store.list({ active: true }),
-    delete: () => store.delete('held'),
-    lease: () => store.lease('other', 'owner'),
+    delete: () => store.delete(key('held')),
+    lease: () => store.lease(key('other'), 'owner'),
     renew: () => lease.renew(),
     release: () => lease.release(),
   };
@@ -91,7 +93,7 @@ describe.skipIf(!available)('the Redis task store when Redis is unreachable', ()
       if (result !== 'resolved') await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(result).toBe('resolved');
-    expect(await store.get('after')).toEqual(record('after'));
+    expect(await store.get(key('after'))).toEqual(record('after'));
   }, 30_000);
 
   for (const how of ['partition', 'reset'] as const) {
@@ -110,7 +112,7 @@ describe.skipIf(!available)('the Redis task store when Redis is unreachable', ()
       proxy.heal();
       let result = 'not tried';
       for (let i = 0; i < 100 && result !== 'resolved'; i++) {
-        result = await outcome(() => store.get('held'));
+        result = await outcome(() => store.get(key('held')));
         if (result !== 'resolved') await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(result).toBe('resolved');

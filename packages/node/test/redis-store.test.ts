@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { TASK_RECORD_VERSION, type TaskRecord } from '@a2a-tether/core';
+import { TASK_RECORD_VERSION, taskKey, type TaskRecord } from '@a2a-tether/core';
 import { runTaskStoreContract } from '@a2a-tether/testkit';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,9 @@ import { createRedisTaskStore, type RedisTaskStore } from '../src/redis-entry.js
 import { available, requireRedis, startRedis } from './helpers/redis.js';
 
 requireRedis('the Redis task store tests');
+
+/** The store key of task `taskId` of the agent of {@link record}. */
+const key = (taskId: string): string => taskKey('http://agent.test/', taskId);
 
 function record(taskId: string, patch: Partial<TaskRecord> = {}): TaskRecord {
   return {
@@ -91,12 +94,12 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       dispose: (s) => s.close(),
       concurrentUpdates: 100,
       corruption: {
-        async plant(s, taskId, raw) {
+        async plant(s, k, raw) {
           const client = await rawClient();
           try {
             const p = prefixes.get(s) ?? '';
-            await client.set(`${p}task:${taskId}`, raw);
-            await client.sAdd(`${p}tasks`, taskId);
+            await client.set(`${p}task-record:${k}`, raw);
+            await client.sAdd(`${p}task-keys`, k);
           } finally {
             await client.close();
           }
@@ -117,7 +120,7 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
         lastError: { code: 'RETRY_EXHAUSTED', message: 'gave up', at: 9 },
       });
       await s.put(full);
-      expect(await s.get('a')).toEqual(full);
+      expect(await s.get(key('a'))).toEqual(full);
       await s.put(record('l', { outcome: { kind: 'lost', at: 2 } }));
       expect((await s.list({ active: true })).map((r) => r.taskId)).toEqual(['a']);
     });
@@ -127,7 +130,7 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       const other = await createRedisTaskStore({ url: redis.url, prefix: `${prefix}other:` });
       stores.push(other);
       await s.put(record('p'));
-      expect(await other.get('p')).toBeUndefined();
+      expect(await other.get(key('p'))).toBeUndefined();
       expect(await other.list()).toEqual([]);
     });
 
@@ -138,7 +141,7 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       await s.put(record('mine'));
       await s.close();
       expect(client.isOpen).toBe(true);
-      expect(await client.exists(`${prefix}task:mine`)).toBe(1);
+      expect(await client.exists(`${prefix}task-record:${key('mine')}`)).toBe(1);
       await client.close();
     });
   });
@@ -149,14 +152,14 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
     // Enough that updates racing within one client (not only across the two) would exhaust the retries.
     const PER_CLIENT = 100;
     const bump = (s: RedisTaskStore, who: string, i: number): Promise<TaskRecord | undefined> =>
-      s.update('n', (current) => {
+      s.update(key('n'), (current) => {
         const seen = (current as unknown as { seen: string[] }).seen;
         return { ...(current as TaskRecord), updatedAt: (current?.updatedAt ?? 0) + 1, seen: [...seen, `${who}${i}`] } as TaskRecord;
       });
     await Promise.all(
       Array.from({ length: PER_CLIENT }, (_, i) => [bump(a, 'a', i), bump(b, 'b', i)]).flat(),
     );
-    const final = (await b.get('n')) as TaskRecord & { seen: string[] };
+    const final = (await b.get(key('n'))) as TaskRecord & { seen: string[] };
     expect(final.updatedAt).toBe(1 + 2 * PER_CLIENT);
     expect(new Set(final.seen).size).toBe(2 * PER_CLIENT);
   });
@@ -164,45 +167,45 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
   describe('leases', () => {
     it('one owner at a time; the holder renews and releases, then another acquires', async () => {
       const [a, b] = [await store(10_000), await store(10_000)];
-      const held = await a.lease('t', 'owner-a');
+      const held = await a.lease(key('t'), 'owner-a');
       expect(held).toBeDefined();
-      expect(await b.lease('t', 'owner-b')).toBeUndefined();
+      expect(await b.lease(key('t'), 'owner-b')).toBeUndefined();
       // Who holds it, for LEASE_HELD's message (an owner name may contain ':').
-      expect(await b.leaseHolder('t')).toBe('owner-a');
-      expect(await b.leaseHolder('nobody')).toBeUndefined();
-      expect(await b.lease('c', 'host:42:x')).toBeDefined();
-      expect(await a.leaseHolder('c')).toBe('host:42:x');
+      expect(await b.leaseHolder(key('t'))).toBe('owner-a');
+      expect(await b.leaseHolder(key('nobody'))).toBeUndefined();
+      expect(await b.lease(key('c'), 'host:42:x')).toBeDefined();
+      expect(await a.leaseHolder(key('c'))).toBe('host:42:x');
       expect(await held?.renew()).toBe(true);
       // The same owner acquiring again (e.g. after a restart with a stable owner name) gets a new lease
       // with a larger fencing token; the older one can no longer renew or release.
-      const again = await a.lease('t', 'owner-a');
+      const again = await a.lease(key('t'), 'owner-a');
       expect(again?.fence).toBeGreaterThan(held?.fence ?? Infinity);
       expect(await held?.renew()).toBe(false);
       expect(await held?.release()).toBe(false);
       expect(await again?.release()).toBe(true);
-      const taken = await b.lease('t', 'owner-b');
+      const taken = await b.lease(key('t'), 'owner-b');
       expect(taken?.owner).toBe('owner-b');
       expect(taken?.fence).toBeGreaterThan(again?.fence ?? Infinity);
       expect(await again?.release(), 'a released lease cannot be released twice').toBe(false);
-      expect(await a.lease('t', 'owner-a')).toBeUndefined();
+      expect(await a.lease(key('t'), 'owner-a')).toBeUndefined();
     });
 
     it('an expired lease hands over; the old holder (now a non-owner) can neither renew nor release it', async () => {
       const [a, b] = [await store(150), await store(10_000)];
-      const stale = await a.lease('e', 'owner-a');
+      const stale = await a.lease(key('e'), 'owner-a');
       expect(stale).toBeDefined();
       // Polled, not timed: at most 200 × 25 ms for the TTL to lapse.
-      const taken = await eventually(() => b.lease('e', 'owner-b'), (lease) => lease !== undefined, 200);
+      const taken = await eventually(() => b.lease(key('e'), 'owner-b'), (lease) => lease !== undefined, 200);
       expect(taken?.owner).toBe('owner-b');
       expect(await stale?.renew()).toBe(false);
       expect(await stale?.release(), 'a non-owner release does nothing').toBe(false);
       const raw = await rawClient();
       try {
-        expect(await raw.get(`${prefix}lease:e`)).toBe(`${taken?.fence ?? ''}:owner-b`);
+        expect(await raw.get(`${prefix}task-lease:${key('e')}`)).toBe(`${taken?.fence ?? ''}:owner-b`);
       } finally {
         await raw.close();
       }
-      expect(await a.lease('e', 'owner-c'), 'owner-b still holds it').toBeUndefined();
+      expect(await a.lease(key('e'), 'owner-c'), 'owner-b still holds it').toBeUndefined();
       expect(await taken?.renew()).toBe(true);
     });
 
@@ -210,20 +213,20 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       await expect(createRedisTaskStore({ url: redis.url, prefix, leaseMs: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       await expect(createRedisTaskStore({ url: redis.url, prefix, leaseMs: 1.5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       const s = await store();
-      await expect(s.lease('x', '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(s.lease(key('x'), '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       await expect(s.lease('', 'o')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     });
 
     it('renew() extends the TTL again (it does not only answer true)', async () => {
       const s = await store(60_000);
-      const held = await s.lease('r', 'owner');
+      const held = await s.lease(key('r'), 'owner');
       const raw = await rawClient();
       try {
         // As if most of the TTL had passed.
-        await raw.pExpire(`${prefix}lease:r`, 500);
-        expect(await raw.pTTL(`${prefix}lease:r`)).toBeLessThanOrEqual(500);
+        await raw.pExpire(`${prefix}task-lease:${key('r')}`, 500);
+        expect(await raw.pTTL(`${prefix}task-lease:${key('r')}`)).toBeLessThanOrEqual(500);
         expect(await held?.renew()).toBe(true);
-        expect(await raw.pTTL(`${prefix}lease:r`)).toBeGreaterThan(50_000);
+        expect(await raw.pTTL(`${prefix}task-lease:${key('r')}`)).toBeGreaterThan(50_000);
       } finally {
         await raw.close();
       }
@@ -231,27 +234,27 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
 
     it('fences writes: a write with an older lease\'s token is refused with LEASE_LOST and changes nothing', async () => {
       const [a, b] = [await store(150), await store(10_000)];
-      const old = await a.lease('f', 'owner-a');
+      const old = await a.lease(key('f'), 'owner-a');
       await a.put(record('f', { state: 'working' }), { fence: old?.fence });
       // A is paused past its TTL; B takes the task and writes.
-      const taken = await eventually(() => b.lease('f', 'owner-b'), (lease) => lease !== undefined, 200);
-      await b.update('f', (r) => r && { ...r, state: 'input-required' }, { fence: taken?.fence });
+      const taken = await eventually(() => b.lease(key('f'), 'owner-b'), (lease) => lease !== undefined, 200);
+      await b.update(key('f'), (r) => r && { ...r, state: 'input-required' }, { fence: taken?.fence });
       // A wakes up and writes what it had in hand: every form is refused, the record stays B's.
       for (const write of [
         () => a.put(record('f', { state: 'completed' }), { fence: old?.fence }),
-        () => a.update('f', (r) => r && { ...r, state: 'completed' }, { fence: old?.fence }),
-        () => a.delete('f', { fence: old?.fence }),
+        () => a.update(key('f'), (r) => r && { ...r, state: 'completed' }, { fence: old?.fence }),
+        () => a.delete(key('f'), { fence: old?.fence }),
       ]) {
         await expect(write()).rejects.toMatchObject({ code: 'LEASE_LOST', taskId: 'f', maybeDelivered: false });
       }
-      expect((await b.get('f'))?.state).toBe('input-required');
+      expect((await b.get(key('f')))?.state).toBe('input-required');
       // The holder's own fenced writes, and unfenced ones (no lease in play), still land.
       await b.put(record('f', { state: 'completed' }), { fence: taken?.fence });
-      expect((await a.get('f'))?.state).toBe('completed');
+      expect((await a.get(key('f')))?.state).toBe('completed');
       // A deleted task keeps its fence count: a former holder cannot bring the record back.
-      await b.delete('f', { fence: taken?.fence });
+      await b.delete(key('f'), { fence: taken?.fence });
       await expect(a.put(record('f'), { fence: old?.fence })).rejects.toMatchObject({ code: 'LEASE_LOST' });
-      expect(await b.get('f')).toBeUndefined();
+      expect(await b.get(key('f'))).toBeUndefined();
     });
 
     it('a process killed while holding leases loses them after the TTL; another client takes its tasks', async () => {
@@ -285,7 +288,7 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
 
       const tasks = (await survivor.list({ active: true })).map((r) => r.taskId).sort();
       expect(tasks).toEqual(ids);
-      for (const taskId of tasks) expect(await survivor.lease(taskId, 'survivor'), `${taskId} is held by the live child`).toBeUndefined();
+      for (const taskId of tasks) expect(await survivor.lease(key(taskId), 'survivor'), `${taskId} is held by the live child`).toBeUndefined();
 
       child.kill('SIGKILL');
       await once(child, 'exit');
@@ -294,7 +297,7 @@ describe.skipIf(!available)('Redis task store (real redis-server)', () => {
       // Polled: each lease lapses within one TTL of the kill (at most 400 × 25 ms here).
       const taken = [];
       for (const taskId of tasks) {
-        taken.push(await eventually(() => survivor.lease(taskId, 'survivor'), (lease) => lease !== undefined, 400));
+        taken.push(await eventually(() => survivor.lease(key(taskId), 'survivor'), (lease) => lease !== undefined, 400));
       }
       expect(taken.map((lease) => lease?.owner)).toEqual(['survivor', 'survivor', 'survivor']);
     }, 40_000);

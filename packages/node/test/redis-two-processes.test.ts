@@ -106,7 +106,7 @@ describe.skipIf(!available)('two processes sharing Redis', () => {
         expect(truth.status.state).toBe('completed');
         expect(truth.artifacts[0]?.parts).toHaveLength(40);
         expect(textOf(truth)).not.toBe('');
-        const kept = await store.get(id);
+        const kept = await store.get(direct.taskKey(id));
         expect(kept?.outcome).toMatchObject({ kind: 'finished', state: 'completed' });
       }
       await store.close();

@@ -47,7 +47,7 @@ export class TaskObject {
     }
     // '/resume': the record from the earlier request, read back from storage.
     const taskId = config.taskId ?? '';
-    const stored = await this.store.get(taskId);
+    const stored = await this.store.get(client.taskKey(taskId));
     const result = await (await client.resume(taskId)).done();
     const text = (result.artifacts.find((a) => a.artifactId === 'result')?.parts ?? []).map((p) => ('text' in p ? p.text : '')).join('');
     return Response.json({ storedState: stored?.state, state: result.status.state, text });
@@ -68,14 +68,14 @@ export class TaskObject {
       },
       {
         corruption: {
-          plant: async (store, taskId, raw) => {
+          plant: async (store, key, raw) => {
             let value: unknown = raw;
             try {
               value = JSON.parse(raw);
             } catch {
               // not JSON: stored as the string itself
             }
-            await this.state.storage.put(`${prefixes.get(store as TaskStore) ?? ''}${taskId}`, value);
+            await this.state.storage.put(`${prefixes.get(store as TaskStore) ?? ''}${key}`, value);
           },
           reported: (store) => reports.get(store as TaskStore) ?? [],
         },

@@ -64,7 +64,7 @@ export { ManualScheduler } from './clock/manual-scheduler.js';
 export type { SchedulerLike } from './clock/manual-scheduler.js';
 export { createScaledScheduler } from './clock/scaled-scheduler.js';
 export type { ScaledScheduler, ScaledSchedulerOptions } from './clock/scaled-scheduler.js';
-export { runTaskStoreContract, taskStoreContract } from './store-contract.js';
+export { contractTaskKey, runTaskStoreContract, taskStoreContract } from './store-contract.js';
 export { runWorkflowStoreContract, workflowStoreContract } from './workflow-store-contract.js';
 export type { ContractLease, ContractWorkflowRecord, WorkflowStoreContractCase, WorkflowStoreContractOptions, WorkflowStoreLike } from './workflow-store-contract.js';
 export type {

@@ -18,16 +18,25 @@ export interface ContractListFilter {
   agentUrl?: string | undefined;
 }
 
-/** A task store as the contract sees it: every `TaskStore` of @a2a-tether/core is one. */
+/**
+ * A task store as the contract sees it: every `TaskStore` of @a2a-tether/core is one. `key` is a task's
+ * key, its agent and its id together (`taskKey(agentUrl, taskId)` of @a2a-tether/core, which is
+ * {@link contractTaskKey}); `put` files a record under its own.
+ */
 export interface TaskStoreLike {
-  get(taskId: string): Promise<ContractTaskRecord | undefined>;
+  get(key: string): Promise<ContractTaskRecord | undefined>;
   put(record: ContractTaskRecord): Promise<void>;
   update(
-    taskId: string,
+    key: string,
     change: (current: ContractTaskRecord | undefined) => ContractTaskRecord | undefined,
   ): Promise<ContractTaskRecord | undefined>;
   list(filter?: ContractListFilter): Promise<ContractTaskRecord[]>;
-  delete(taskId: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** The key of a task: its agent and its id together, as `taskKey` of @a2a-tether/core makes it. */
+export function contractTaskKey(agentUrl: string, taskId: string): string {
+  return JSON.stringify([agentUrl, taskId]);
 }
 
 /** Options of {@link taskStoreContract}. */
@@ -50,10 +59,11 @@ export interface TaskStoreContractOptions<S extends TaskStoreLike = TaskStoreLik
 /** How the contract plants bad records in a store (see {@link TaskStoreContractOptions.corruption}). */
 export interface StoreCorruption<S> {
   /**
-   * Stores `raw` where the store keeps task `taskId`'s record, bypassing the store: JSON text as a text
-   * store keeps it (a structured store stores what `JSON.parse(raw)` gives, or `raw` itself when it is not JSON).
+   * Stores `raw` where the store keeps the record of the task of `key` ({@link contractTaskKey}), bypassing
+   * the store: JSON text as a text store keeps it (a structured store stores what `JSON.parse(raw)` gives,
+   * or `raw` itself when it is not JSON).
    */
-  plant(store: S, taskId: string, raw: string): Promise<void>;
+  plant(store: S, key: string, raw: string): Promise<void>;
   /** The errors the store reported for records `list()` skipped (its `onCorrupt`), oldest first, since it was made. */
   reported(store: S): readonly unknown[];
 }
@@ -77,6 +87,8 @@ const ACTIVE_STATES = ['submitted', 'working', 'input-required', 'auth-required'
 const TERMINAL_STATES = ['completed', 'failed', 'canceled', 'rejected'];
 const AGENT = 'http://127.0.0.1:4000/.well-known/agent-card.json';
 const OTHER_AGENT = 'http://127.0.0.1:4001/.well-known/agent-card.json';
+/** The key of task `taskId` of {@link AGENT}, the agent of the contract's records. */
+const k = (taskId: string): string => contractTaskKey(AGENT, taskId);
 
 /**
  * The TaskStore contract as a list of cases, each run on a fresh store from `makeStore`. Independent
@@ -87,7 +99,7 @@ const OTHER_AGENT = 'http://127.0.0.1:4001/.well-known/agent-card.json';
  * (`concurrentUpdates` concurrent increments all land), without mixing tasks, and changes nothing
  * when its function throws; `list` with `active` and `agentUrl`; an idempotent `delete`; unknown
  * and nested fields round-trip unchanged; odd ids (`a/b`, dots, unicode, 200 characters, ids that
- * differ only in case) work and do not collide; and, with `options.corruption`, that a value that is not
+ * differ only in case) work and do not collide; two agents' tasks of one id are two records; and, with `options.corruption`, that a value that is not
  * a task record is `STORE_CORRUPT` from `get` and `update`, skipped and reported by `list` (hiding no
  * other record), and replaced by `put` or removed by `delete`.
  */
@@ -124,14 +136,14 @@ export function taskStoreContract<S extends TaskStoreLike>(
       async (store) => {
         const put = record('t-copy', { nested: { list: [1, 2], flag: true } });
         await store.put(put);
-        const got = await store.get('t-copy');
+        const got = await store.get(k('t-copy'));
         expectEqual(got, put, "get('t-copy') after put");
         if (got === put) throw new Error("get('t-copy') returned the very object that was put, not a copy");
         (got as Rec)['state'] = 'failed';
         ((got as Rec)['nested'] as { list: number[] }).list.push(3);
         put['extra'] = 'added after put';
         ((put['nested'] as { flag: boolean }).flag = false);
-        expectEqual(await store.get('t-copy'), record('t-copy', { nested: { list: [1, 2], flag: true } }), "get('t-copy') after mutating the objects put and got");
+        expectEqual(await store.get(k('t-copy')), record('t-copy', { nested: { list: [1, 2], flag: true } }), "get('t-copy') after mutating the objects put and got");
       },
     ],
     [
@@ -139,28 +151,28 @@ export function taskStoreContract<S extends TaskStoreLike>(
       async (store) => {
         await store.put(record('t-replace', { old: 'field' }));
         await store.put(record('t-replace', { state: 'completed' }));
-        expectEqual(await store.get('t-replace'), record('t-replace', { state: 'completed' }), "get('t-replace') after a second put");
+        expectEqual(await store.get(k('t-replace')), record('t-replace', { state: 'completed' }), "get('t-replace') after a second put");
       },
     ],
     [
       'get of a missing id resolves undefined',
       async (store) => {
-        expectEqual(await store.get('t-missing'), undefined, "get('t-missing') on an empty store");
+        expectEqual(await store.get(k('t-missing')), undefined, "get('t-missing') on an empty store");
         await store.put(record('t-present'));
-        expectEqual(await store.get('t-missing'), undefined, "get('t-missing') beside another record");
+        expectEqual(await store.get(k('t-missing')), undefined, "get('t-missing') beside another record");
       },
     ],
     [
       'update creates a record when there is none',
       async (store) => {
         let seen: unknown = 'not called';
-        const result = await store.update('t-create', (current) => {
+        const result = await store.update(k('t-create'), (current) => {
           seen = current;
           return record('t-create');
         });
         expectEqual(seen, undefined, "the current record update('t-create') passed on an empty store");
         expectEqual(result, record('t-create'), "what update('t-create') resolved to");
-        expectEqual(await store.get('t-create'), record('t-create'), "get('t-create') after update created it");
+        expectEqual(await store.get(k('t-create')), record('t-create'), "get('t-create') after update created it");
       },
     ],
     [
@@ -168,24 +180,24 @@ export function taskStoreContract<S extends TaskStoreLike>(
       async (store) => {
         await store.put(record('t-modify', { counter: 1 }));
         let seen: unknown;
-        const result = await store.update('t-modify', (current) => {
+        const result = await store.update(k('t-modify'), (current) => {
           seen = structuredCopy(current);
           return current && { ...current, state: 'input-required', counter: 2 };
         });
         expectEqual(seen, record('t-modify', { counter: 1 }), "the current record update('t-modify') passed");
         const expected = record('t-modify', { state: 'input-required', counter: 2 });
         expectEqual(result, expected, "what update('t-modify') resolved to");
-        expectEqual(await store.get('t-modify'), expected, "get('t-modify') after update");
+        expectEqual(await store.get(k('t-modify')), expected, "get('t-modify') after update");
       },
     ],
     [
       'update returning undefined deletes the record (and creates nothing for a missing id)',
       async (store) => {
         await store.put(record('t-gone'));
-        expectEqual(await store.update('t-gone', () => undefined), undefined, "what update('t-gone', () => undefined) resolved to");
-        expectEqual(await store.get('t-gone'), undefined, "get('t-gone') after update returned undefined");
-        await store.update('t-never', () => undefined);
-        expectEqual(await store.get('t-never'), undefined, "get('t-never') after update returned undefined on a missing id");
+        expectEqual(await store.update(k('t-gone'), () => undefined), undefined, "what update('t-gone', () => undefined) resolved to");
+        expectEqual(await store.get(k('t-gone')), undefined, "get('t-gone') after update returned undefined");
+        await store.update(k('t-never'), () => undefined);
+        expectEqual(await store.get(k('t-never')), undefined, "get('t-never') after update returned undefined on a missing id");
         expectEqual(await store.list(), [], 'list() after both updates deleted');
       },
     ],
@@ -195,13 +207,13 @@ export function taskStoreContract<S extends TaskStoreLike>(
         await store.put(record('t-atomic', { counter: 0 }));
         const results = await Promise.all(
           Array.from({ length: concurrent }, () =>
-            store.update('t-atomic', (current) => {
+            store.update(k('t-atomic'), (current) => {
               if (!current) throw new Error('the record vanished during concurrent updates');
               return { ...current, counter: Number((current as Rec)['counter']) + 1 };
             }),
           ),
         );
-        const final = await store.get('t-atomic');
+        const final = await store.get(k('t-atomic'));
         expectEqual(final && (final as Rec)['counter'], concurrent, `the counter after ${concurrent} concurrent increments`);
         const seen = results.map((r) => Number(r && (r as Rec)['counter'])).sort((a, b) => a - b);
         expectEqual(seen, Array.from({ length: concurrent }, (_, i) => i + 1), 'the counters the concurrent updates resolved to');
@@ -217,7 +229,7 @@ export function taskStoreContract<S extends TaskStoreLike>(
         for (let round = 0; round < rounds; round++) {
           for (const id of ids) {
             updates.push(
-              store.update(id, (current) => {
+              store.update(k(id), (current) => {
                 if (current?.taskId !== id) throw new Error(`update('${id}') was passed ${describeValue(current)}`);
                 return { ...current, counter: Number((current as Rec)['counter']) + 1, [`touched-${id}`]: true };
               }),
@@ -226,7 +238,7 @@ export function taskStoreContract<S extends TaskStoreLike>(
         }
         await Promise.all(updates);
         for (const id of ids) {
-          expectEqual(await store.get(id), record(id, { counter: rounds, lane: id, [`touched-${id}`]: true }), `get('${id}') after interleaved updates of ${ids.length} tasks`);
+          expectEqual(await store.get(k(id)), record(id, { counter: rounds, lane: id, [`touched-${id}`]: true }), `get('${id}') after interleaved updates of ${ids.length} tasks`);
         }
       },
     ],
@@ -235,7 +247,7 @@ export function taskStoreContract<S extends TaskStoreLike>(
       async (store) => {
         await store.put(record('t-throw', { counter: 7 }));
         const boom = new Error('change failed on purpose');
-        const thrown = await store.update('t-throw', (current) => {
+        const thrown = await store.update(k('t-throw'), (current) => {
           // The function is handed a copy: what it scribbles before failing must not reach the store.
           if (current) Object.assign(current, { counter: 999, state: 'failed' });
           throw boom;
@@ -244,14 +256,14 @@ export function taskStoreContract<S extends TaskStoreLike>(
           (error: unknown) => error,
         );
         if (thrown !== boom) throw new Error(`update('t-throw') with a throwing function should reject with that error; got ${describeValue(thrown)}`);
-        expectEqual(await store.get('t-throw'), record('t-throw', { counter: 7 }), "get('t-throw') after a throwing update");
-        await store.update('t-throw-new', () => {
+        expectEqual(await store.get(k('t-throw')), record('t-throw', { counter: 7 }), "get('t-throw') after a throwing update");
+        await store.update(k('t-throw-new'), () => {
           throw boom;
         }).catch(() => undefined);
-        expectEqual(await store.get('t-throw-new'), undefined, "get('t-throw-new') after a throwing update on a missing id");
+        expectEqual(await store.get(k('t-throw-new')), undefined, "get('t-throw-new') after a throwing update on a missing id");
         // The task is still usable: a failed update must not jam whatever orders its writes.
-        await store.update('t-throw', (current) => current && { ...current, counter: 8 });
-        expectEqual(await store.get('t-throw'), record('t-throw', { counter: 8 }), "get('t-throw') after an update that followed a throwing one");
+        await store.update(k('t-throw'), (current) => current && { ...current, counter: 8 });
+        expectEqual(await store.get(k('t-throw')), record('t-throw', { counter: 8 }), "get('t-throw') after an update that followed a throwing one");
       },
     ],
     [
@@ -262,7 +274,7 @@ export function taskStoreContract<S extends TaskStoreLike>(
         const listed = await store.list();
         expectEqual(sortById(listed), ids.map((id) => record(id, { nested: { id } })), 'list()');
         for (const r of listed) (r as Rec)['state'] = 'canceled';
-        expectEqual(await store.get('t-list-a'), record('t-list-a', { nested: { id: 't-list-a' } }), "get('t-list-a') after mutating what list() returned");
+        expectEqual(await store.get(k('t-list-a')), record('t-list-a', { nested: { id: 't-list-a' } }), "get('t-list-a') after mutating what list() returned");
       },
     ],
     [
@@ -293,13 +305,13 @@ export function taskStoreContract<S extends TaskStoreLike>(
       async (store) => {
         await store.put(record('t-del'));
         await store.put(record('t-keep'));
-        await store.delete('t-del');
-        expectEqual(await store.get('t-del'), undefined, "get('t-del') after delete");
-        await store.delete('t-del');
-        await store.delete('t-never-existed');
+        await store.delete(k('t-del'));
+        expectEqual(await store.get(k('t-del')), undefined, "get('t-del') after delete");
+        await store.delete(k('t-del'));
+        await store.delete(k('t-never-existed'));
         expectEqual(ids(await store.list()), ['t-keep'], 'the ids list() returned after deletes');
         await store.put(record('t-del', { again: true }));
-        expectEqual(await store.get('t-del'), record('t-del', { again: true }), "get('t-del') after putting it back");
+        expectEqual(await store.get(k('t-del')), record('t-del', { again: true }), "get('t-del') after putting it back");
       },
     ],
     [
@@ -320,10 +332,30 @@ export function taskStoreContract<S extends TaskStoreLike>(
           'key with spaces/and.dots': 'kept',
         };
         await store.put(record('t-fields', fields));
-        expectEqual(await store.get('t-fields'), record('t-fields', fields), "get('t-fields')");
+        expectEqual(await store.get(k('t-fields')), record('t-fields', fields), "get('t-fields')");
         expectEqual(await store.list(), [record('t-fields', fields)], 'list()');
-        await store.update('t-fields', (current) => current && { ...current, state: 'completed' });
-        expectEqual(await store.get('t-fields'), record('t-fields', { ...fields, state: 'completed' }), "get('t-fields') after an update that changed only state");
+        await store.update(k('t-fields'), (current) => current && { ...current, state: 'completed' });
+        expectEqual(await store.get(k('t-fields')), record('t-fields', { ...fields, state: 'completed' }), "get('t-fields') after an update that changed only state");
+      },
+    ],
+    [
+      'two agents’ tasks of one id are two records: put, get, update and delete touch only their own',
+      async (store) => {
+        const mine = record('1', { marker: 'mine' });
+        const theirs = record('1', { agentUrl: OTHER_AGENT, marker: 'theirs' });
+        const theirKey = contractTaskKey(OTHER_AGENT, '1');
+        await store.put(mine);
+        expectEqual(await store.get(theirKey), undefined, "get() of the other agent's task \"1\" beside this agent's");
+        await store.put(theirs);
+        expectEqual(await store.get(k('1')), mine, "get() of this agent's task \"1\" after the other agent's was put");
+        expectEqual(await store.get(theirKey), theirs, "get() of the other agent's task \"1\"");
+        expectEqual(sortById(await store.list()).map((r) => r.agentUrl).sort(), [AGENT, OTHER_AGENT], 'the agents of the records list() returned');
+        await store.update(theirKey, (current) => current && { ...current, state: 'completed' });
+        expectEqual(await store.get(k('1')), mine, "get() of this agent's task \"1\" after the other's was updated");
+        expectEqual(ids(await store.list({ active: true, agentUrl: AGENT })), ['1'], 'the ids list({ active: true, agentUrl }) returned');
+        await store.delete(k('1'));
+        expectEqual(await store.get(theirKey), { ...theirs, state: 'completed' }, "get() of the other agent's task \"1\" after this agent's was deleted");
+        expectEqual((await store.list()).map((r) => r.agentUrl), [OTHER_AGENT], 'the agents of the records list() returned after the delete');
       },
     ],
     [
@@ -350,12 +382,12 @@ export function taskStoreContract<S extends TaskStoreLike>(
           '任'.repeat(200),
         ];
         for (const id of odd) await store.put(record(id, { marker: `for ${id}` }));
-        for (const id of odd) expectEqual(await store.get(id), record(id, { marker: `for ${id}` }), `get(${JSON.stringify(id)})`);
+        for (const id of odd) expectEqual(await store.get(k(id)), record(id, { marker: `for ${id}` }), `get(${JSON.stringify(id)})`);
         expectEqual(ids(await store.list()), [...odd].sort(), 'the ids list() returned');
-        await store.update('a/b', (current) => current && { ...current, state: 'completed' });
-        await store.delete('A');
-        expectEqual(await store.get('a'), record('a', { marker: 'for a' }), "get('a') after delete('A')");
-        expectEqual(await store.get('a_b'), record('a_b', { marker: 'for a_b' }), "get('a_b') after update('a/b')");
+        await store.update(k('a/b'), (current) => current && { ...current, state: 'completed' });
+        await store.delete(k('A'));
+        expectEqual(await store.get(k('a')), record('a', { marker: 'for a' }), "get('a') after delete('A')");
+        expectEqual(await store.get(k('a_b')), record('a_b', { marker: 'for a_b' }), "get('a_b') after update('a/b')");
         expectEqual(ids(await store.list({ active: true })), odd.filter((id) => id !== 'a/b' && id !== 'A').sort(), 'the ids list({ active: true }) returned');
       },
     ],
@@ -386,9 +418,9 @@ function corruptionCases<S extends TaskStoreLike>(corruption: StoreCorruption<S>
         const good = record('t-good');
         await store.put(good);
         const bad = badValues(good.schemaVersion);
-        for (const [index, [, raw]] of bad.entries()) await corruption.plant(store, `t-bad-${index}`, raw);
+        for (const [index, [, raw]] of bad.entries()) await corruption.plant(store, k(`t-bad-${index}`), raw);
         for (const [index, [why]] of bad.entries()) {
-          const got = await store.get(`t-bad-${index}`).then(
+          const got = await store.get(k(`t-bad-${index}`)).then(
             (value) => ({ value }),
             (error: unknown) => ({ error }),
           );
@@ -408,10 +440,10 @@ function corruptionCases<S extends TaskStoreLike>(corruption: StoreCorruption<S>
     [
       'update of a bad record is STORE_CORRUPT and writes nothing; put replaces it and delete removes it',
       async (store) => {
-        await corruption.plant(store, 't-bad', 'not json');
+        await corruption.plant(store, k('t-bad'), 'not json');
         let called = false;
         const updated = await store
-          .update('t-bad', (current) => {
+          .update(k('t-bad'), (current) => {
             called = true;
             return current;
           })
@@ -422,10 +454,10 @@ function corruptionCases<S extends TaskStoreLike>(corruption: StoreCorruption<S>
         if (codeOf(updated) !== 'STORE_CORRUPT') throw new Error(`update('t-bad') of a bad record: expected STORE_CORRUPT, got ${describeValue(updated)}`);
         if (called) throw new Error("update('t-bad') handed a bad record to the change function");
         await store.put(record('t-bad'));
-        expectEqual(await store.get('t-bad'), record('t-bad'), "get('t-bad') after put() replaced the bad record");
-        await corruption.plant(store, 't-bad', '[]');
-        await store.delete('t-bad');
-        expectEqual(await store.get('t-bad'), undefined, "get('t-bad') after delete() of a bad record");
+        expectEqual(await store.get(k('t-bad')), record('t-bad'), "get('t-bad') after put() replaced the bad record");
+        await corruption.plant(store, k('t-bad'), '[]');
+        await store.delete(k('t-bad'));
+        expectEqual(await store.get(k('t-bad')), undefined, "get('t-bad') after delete() of a bad record");
         const before = corruption.reported(store).length;
         expectEqual(await store.list(), [], 'list() after the bad record was deleted');
         if (corruption.reported(store).length !== before) throw new Error('list() still reported a bad record after it was deleted');

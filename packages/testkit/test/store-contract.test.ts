@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 // devDependency back would make the workspace cyclic.
 import { MemoryTaskStore } from '../../core/src/store/memory-task-store.js';
 import type { TaskListFilter, TaskRecord } from '../../core/src/store/task-store.js';
-import { runTaskStoreContract, taskStoreContract, type TaskStoreContractCase } from '../src/index.js';
+import { contractTaskKey, runTaskStoreContract, taskStoreContract, type TaskStoreContractCase } from '../src/index.js';
+
+const keyOf = (record: TaskRecord): string => contractTaskKey(record.agentUrl, record.taskId);
 
 describe('MemoryTaskStore', () => {
   runTaskStoreContract(() => new MemoryTaskStore(), { describe, it });
@@ -45,11 +47,11 @@ describe('the contract catches broken stores', () => {
     class Sharing extends MemoryTaskStore {
       private readonly shared = new Map<string, TaskRecord>();
       override async put(record: TaskRecord): Promise<void> {
-        this.shared.set(record.taskId, record);
+        this.shared.set(keyOf(record), record);
         await super.put(record);
       }
-      override async get(taskId: string): Promise<TaskRecord | undefined> {
-        return this.shared.get(taskId) ?? super.get(taskId);
+      override async get(key: string): Promise<TaskRecord | undefined> {
+        return this.shared.get(key) ?? super.get(key);
       }
     }
     const failed = await failures(taskStoreContract(() => new Sharing()));
@@ -75,7 +77,7 @@ describe('the contract catches broken stores', () => {
     class Unguarded extends MemoryTaskStore {
       private readonly live = new Map<string, TaskRecord>();
       override async put(record: TaskRecord): Promise<void> {
-        this.live.set(record.taskId, structuredClone(record));
+        this.live.set(keyOf(record), structuredClone(record));
       }
       override async get(taskId: string): Promise<TaskRecord | undefined> {
         const r = this.live.get(taskId);
@@ -110,13 +112,14 @@ describe('the contract catches broken stores', () => {
       }
     }
     const failed = await failures(taskStoreContract(() => new Strict()));
-    expect(failedCase(failed, 'delete removes a record')).toBe('no task t-del');
+    expect(failedCase(failed, 'delete removes a record')).toBe(`no task ${contractTaskKey('http://127.0.0.1:4000/.well-known/agent-card.json', 't-del')}`);
   });
 
   it('a store that folds case in ids (a case-insensitive file system) fails the odd ids case', async () => {
     class Folding extends MemoryTaskStore {
-      override get(taskId: string): Promise<TaskRecord | undefined> {
-        return super.get(taskId.toLowerCase()).then((r) => r && { ...r, taskId });
+      override get(key: string): Promise<TaskRecord | undefined> {
+        const [agentUrl, taskId] = JSON.parse(key) as [string, string];
+        return super.get(contractTaskKey(agentUrl, taskId.toLowerCase())).then((r) => r && { ...r, taskId });
       }
       override put(record: TaskRecord): Promise<void> {
         return super.put({ ...record, taskId: record.taskId.toLowerCase() });
@@ -124,5 +127,23 @@ describe('the contract catches broken stores', () => {
     }
     const failed = await failures(taskStoreContract(() => new Folding()));
     expect(failedCase(failed, 'ids with odd characters')).toMatch(/get\("A"\): expected .*"for A".*, got .*"for a"/);
+  });
+
+  it('a store that files records by their task id alone fails the two agents case', async () => {
+    class ByIdAlone extends MemoryTaskStore {
+      private readonly byId = new Map<string, TaskRecord>();
+      override async put(record: TaskRecord): Promise<void> {
+        this.byId.set(record.taskId, structuredClone(record));
+      }
+      override async get(key: string): Promise<TaskRecord | undefined> {
+        const r = this.byId.get((JSON.parse(key) as [string, string])[1]);
+        return r && structuredClone(r);
+      }
+      override async list(): Promise<TaskRecord[]> {
+        return [...this.byId.values()].map((r) => structuredClone(r));
+      }
+    }
+    const failed = await failures(taskStoreContract(() => new ByIdAlone()));
+    expect(failedCase(failed, 'two agents’ tasks of one id')).toMatch(/get\(\) of the other agent's task "1" beside this agent's: expected undefined/);
   });
 });

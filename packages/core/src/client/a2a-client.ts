@@ -38,6 +38,7 @@ import type { LifecycleListener, Watch } from '../observe/watch.js';
 import type { LifecycleEvent, TetherPlugin } from '../observe/plugin.js';
 import type { RequestTrace } from '../observe/trace-context.js';
 import { redact } from '../errors/redact.js';
+import { taskKey } from '../store/task-key.js';
 
 /** What the client was built from; internal to `connect()`. */
 export interface A2AClientInit {
@@ -410,6 +411,14 @@ export class A2AClient {
   /** The store where followed tasks are recorded. */
   get store(): TaskStore {
     return this.init.store;
+  }
+
+  /**
+   * The key `store` files this agent's task `taskId` under (`taskKey()` of the URL its records carry:
+   * the card URL with credential-like values masked): `client.store.get(client.taskKey(id))`.
+   */
+  taskKey(taskId: string): string {
+    return taskKey(redact(this.cardUrl), taskId);
   }
 
   /**

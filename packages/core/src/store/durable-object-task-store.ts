@@ -1,5 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
 import { checkTaskRecord } from './check-record.js';
+import { taskIdOf, taskKey } from './task-key.js';
 import { isActiveRecord, type TaskListFilter, type TaskRecord, type TaskStore } from './task-store.js';
 
 /**
@@ -27,10 +28,10 @@ export interface DurableObjectTaskStoreOptions {
 /** How many keys one `list()` page of the storage reads. */
 const PAGE = 500;
 
-function storageError(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', operation: string, taskId: string | undefined, cause: unknown): TetherError {
+function storageError(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', operation: string, key: string | undefined, cause: unknown): TetherError {
   return new TetherError(code, `${operation}: the Durable Object storage failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
     operation,
-    taskId,
+    taskId: key === undefined ? undefined : taskIdOf(key),
     cause,
   });
 }
@@ -38,7 +39,8 @@ function storageError(code: 'STORE_READ_FAILED' | 'STORE_WRITE_FAILED', operatio
 /**
  * A {@link TaskStore} in a Cloudflare Durable Object's storage, for Workers: task records survive the
  * request (and the isolate) that started the task, so a later request, an alarm or a Cron Trigger can
- * `client.resume(taskId)` it.
+ * `client.resume(taskId)` it. Records are stored under `prefix` + `taskKey(agentUrl, taskId)`; records an
+ * earlier version filed under `prefix` + the task id move there when `list()` reads them.
  *
  * Make one store per Durable Object (in its constructor) and use it from that object only: `update` is
  * atomic because the store runs one `update` per task at a time and a Durable Object is single-threaded.
@@ -61,52 +63,75 @@ export function createDurableObjectTaskStore(storage: DurableObjectStorageLike, 
   const prefix = options.prefix ?? 'tether:task:';
   /** The tail of each task's chain of updates: one at a time per task. */
   const tails = new Map<string, Promise<unknown>>();
-  const key = (taskId: string): string => `${prefix}${taskId}`;
-  const origin = (taskId: string, operation: string) => ({ where: `Durable Object storage key ${key(taskId)}`, operation });
+  const storageKey = (key: string): string => `${prefix}${key}`;
+  const origin = (key: string, operation: string) => ({ where: `Durable Object storage key ${storageKey(key)}`, operation });
 
-  async function read(taskId: string, operation: string): Promise<TaskRecord | undefined> {
+  async function read(key: string, operation: string): Promise<TaskRecord | undefined> {
     let value: unknown;
     try {
-      value = await storage.get(key(taskId));
+      value = await storage.get(storageKey(key));
     } catch (error) {
-      throw storageError('STORE_READ_FAILED', operation, taskId, error);
+      throw storageError('STORE_READ_FAILED', operation, key, error);
     }
-    return value === undefined ? undefined : checkTaskRecord(value, taskId, origin(taskId, operation));
+    return value === undefined ? undefined : checkTaskRecord(value, key, origin(key, operation));
   }
 
-  async function write(taskId: string, record: TaskRecord | undefined, operation: string): Promise<void> {
+  async function write(key: string, record: TaskRecord | undefined, operation: string): Promise<void> {
     try {
-      if (record === undefined) await storage.delete(key(taskId));
-      else await storage.put(key(taskId), structuredClone(record));
+      if (record === undefined) await storage.delete(storageKey(key));
+      else await storage.put(storageKey(key), structuredClone(record));
     } catch (error) {
-      throw storageError('STORE_WRITE_FAILED', operation, taskId, error);
+      throw storageError('STORE_WRITE_FAILED', operation, key, error);
     }
   }
 
-  /** Runs `body` after every earlier operation queued for `taskId`. */
-  function queued<T>(taskId: string, body: () => Promise<T>): Promise<T> {
-    const previous = tails.get(taskId) ?? Promise.resolve();
+  /** Runs `body` after every earlier operation queued for `key`. */
+  function queued<T>(key: string, body: () => Promise<T>): Promise<T> {
+    const previous = tails.get(key) ?? Promise.resolve();
     const run = previous.then(body, body);
     const tail = run.catch(() => undefined);
-    tails.set(taskId, tail);
+    tails.set(key, tail);
     void tail.then(() => {
-      if (tails.get(taskId) === tail) tails.delete(taskId);
+      if (tails.get(key) === tail) tails.delete(key);
     });
     return run;
   }
 
+  /**
+   * A record of the layout before (filed under its task id alone), moved under its key: written there
+   * unless a record already is, then removed from the old place. `undefined` when `value` is not one.
+   */
+  async function migrate(storedAs: string, value: unknown): Promise<TaskRecord | undefined> {
+    const { taskId, agentUrl } = (typeof value === 'object' && value !== null ? value : {}) as Partial<TaskRecord>;
+    if (typeof taskId !== 'string' || typeof agentUrl !== 'string' || storedAs !== taskId) return undefined;
+    const key = taskKey(agentUrl, taskId);
+    const record = checkTaskRecord(value, key, origin(storedAs, 'DurableObjectTaskStore.list'));
+    return queued(key, async () => {
+      const current = await read(key, 'DurableObjectTaskStore.list').catch(() => undefined);
+      if (current === undefined) await write(key, record, 'DurableObjectTaskStore.list');
+      await write(storedAs, undefined, 'DurableObjectTaskStore.list');
+      return current ?? record;
+    });
+  }
+
   return {
-    get: (taskId) => read(taskId, 'DurableObjectTaskStore.get'),
-    put: (record) => queued(record.taskId, () => write(record.taskId, record, 'DurableObjectTaskStore.put')),
-    delete: (taskId) => queued(taskId, () => write(taskId, undefined, 'DurableObjectTaskStore.delete')),
-    update: (taskId, change) =>
-      queued(taskId, async () => {
-        const next = change(await read(taskId, 'DurableObjectTaskStore.update'));
-        await write(taskId, next, 'DurableObjectTaskStore.update');
+    get: (key) => read(key, 'DurableObjectTaskStore.get'),
+    put: (record) => {
+      const key = taskKey(record.agentUrl, record.taskId);
+      return queued(key, () => write(key, record, 'DurableObjectTaskStore.put'));
+    },
+    delete: (key) => queued(key, () => write(key, undefined, 'DurableObjectTaskStore.delete')),
+    update: (key, change) =>
+      queued(key, async () => {
+        const next = change(await read(key, 'DurableObjectTaskStore.update'));
+        if (next !== undefined && taskKey(next.agentUrl, next.taskId) !== key) {
+          throw new TetherError('INVALID_ARGUMENT', `DurableObjectTaskStore.update(${key}) returned a record of another task; nothing was written`, { operation: 'DurableObjectTaskStore.update' });
+        }
+        await write(key, next, 'DurableObjectTaskStore.update');
         return next === undefined ? undefined : structuredClone(next);
       }),
     async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {
-      const records: TaskRecord[] = [];
+      const records = new Map<string, TaskRecord>();
       let startAfter: string | undefined;
       for (;;) {
         let page: Map<string, unknown>;
@@ -116,17 +141,19 @@ export function createDurableObjectTaskStore(storage: DurableObjectStorageLike, 
           throw storageError('STORE_READ_FAILED', 'DurableObjectTaskStore.list', undefined, error);
         }
         for (const [k, value] of page) {
-          const taskId = k.slice(prefix.length);
+          const key = k.slice(prefix.length);
+          startAfter = k;
           try {
-            records.push(checkTaskRecord(value, taskId, origin(taskId, 'DurableObjectTaskStore.list')));
+            // The layout before filed a record under its task id: moved under its key as it is listed.
+            const record = (await migrate(key, value)) ?? checkTaskRecord(value, key, origin(key, 'DurableObjectTaskStore.list'));
+            records.set(taskKey(record.agentUrl, record.taskId), record);
           } catch (error) {
             options.onCorrupt?.(error as TetherError);
           }
-          startAfter = k;
         }
         if (page.size < PAGE) break;
       }
-      return records
+      return [...records.values()]
         .filter((r) => (filter.active ? isActiveRecord(r) : true))
         .filter((r) => (filter.agentUrl === undefined ? true : r.agentUrl === filter.agentUrl));
     },

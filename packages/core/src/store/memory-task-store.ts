@@ -1,4 +1,5 @@
 import { StoreWatchers } from './store-watchers.js';
+import { taskKey } from './task-key.js';
 import { isActiveRecord, type TaskListFilter, type TaskRecord, type WatchableTaskStore } from './task-store.js';
 
 /** Options of {@link MemoryTaskStore}. */
@@ -11,7 +12,7 @@ export interface MemoryTaskStoreOptions {
   maxFinishedRecords?: number | undefined;
 }
 
-/** A task store in memory: the default; lost when the process ends. Says when its records change (`watch`). */
+/** A task store in memory: the default; lost when the process ends. Keyed by `taskKey(agentUrl, taskId)`. Says when its records change (`watch`). */
 export class MemoryTaskStore implements WatchableTaskStore {
   private readonly records = new Map<string, TaskRecord>();
   private readonly watchers = new StoreWatchers();
@@ -24,8 +25,8 @@ export class MemoryTaskStore implements WatchableTaskStore {
     this.maxFinished = options.maxFinishedRecords ?? 1_000;
   }
 
-  async get(taskId: string): Promise<TaskRecord | undefined> {
-    const record = this.records.get(taskId);
+  async get(key: string): Promise<TaskRecord | undefined> {
+    const record = this.records.get(key);
     return record ? structuredClone(record) : undefined;
   }
 
@@ -35,27 +36,24 @@ export class MemoryTaskStore implements WatchableTaskStore {
   }
 
   async update(
-    taskId: string,
+    key: string,
     change: (current: TaskRecord | undefined) => TaskRecord | undefined,
   ): Promise<TaskRecord | undefined> {
     // Synchronous between read and write: atomic within this process.
-    const current = this.records.get(taskId);
+    const current = this.records.get(key);
     const next = change(current ? structuredClone(current) : undefined);
-    if (next === undefined) this.forget(taskId);
+    if (next === undefined) this.forget(key);
     else this.set(structuredClone(next));
     this.changed();
     return next;
   }
 
   async list(filter: TaskListFilter = {}): Promise<TaskRecord[]> {
-    return [...this.records.values()]
-      .filter((r) => (filter.active ? isActiveRecord(r) : true))
-      .filter((r) => (filter.agentUrl === undefined ? true : r.agentUrl === filter.agentUrl))
-      .map((r) => structuredClone(r));
+    return [...this.records.values()].filter((r) => (!filter.active || isActiveRecord(r)) && (filter.agentUrl === undefined || r.agentUrl === filter.agentUrl)).map((r) => structuredClone(r));
   }
 
-  async delete(taskId: string): Promise<void> {
-    this.forget(taskId);
+  async delete(key: string): Promise<void> {
+    this.forget(key);
     this.changed();
   }
 
@@ -74,18 +72,19 @@ export class MemoryTaskStore implements WatchableTaskStore {
   }
 
   private set(record: TaskRecord): void {
-    this.records.set(record.taskId, record);
-    this.finished.delete(record.taskId);
+    const key = taskKey(record.agentUrl, record.taskId);
+    this.records.set(key, record);
+    this.finished.delete(key);
     if (isActiveRecord(record)) return;
-    this.finished.add(record.taskId);
+    this.finished.add(key);
     for (const oldest of this.finished) {
       if (this.finished.size <= this.maxFinished) break;
       this.forget(oldest);
     }
   }
 
-  private forget(taskId: string): void {
-    this.records.delete(taskId);
-    this.finished.delete(taskId);
+  private forget(key: string): void {
+    this.records.delete(key);
+    this.finished.delete(key);
   }
 }

@@ -95,20 +95,25 @@ export interface StoreWriteOptions {
  * The durable record of every live task. Implementations: memory (core), file (node),
  * IndexedDB (browser), Redis (node). `update` is an atomic read-modify-write; returning `undefined` deletes.
  *
+ * Records are keyed by their agent and their task id together: `key` is
+ * `taskKey(agentUrl, taskId)`, and `put` files a record under `taskKey(record.agentUrl,
+ * record.taskId)` — two agents' tasks "1" are two records (G11). A record `update` returns must be of the
+ * key's task.
+ *
  * A stored value that is not a task record (see {@link checkTaskRecord}) is `STORE_CORRUPT` from `get`
  * and `update`, skipped by `list` (and reported to the store's `onCorrupt` option where it has one),
  * and replaced by `put` or removed by `delete`: one bad record never hides the others.
  */
 export interface TaskStore {
-  get(taskId: string): Promise<TaskRecord | undefined>;
+  get(key: string): Promise<TaskRecord | undefined>;
   put(record: TaskRecord, options?: StoreWriteOptions): Promise<void>;
   update(
-    taskId: string,
+    key: string,
     change: (current: TaskRecord | undefined) => TaskRecord | undefined,
     options?: StoreWriteOptions,
   ): Promise<TaskRecord | undefined>;
   list(filter?: TaskListFilter): Promise<TaskRecord[]>;
-  delete(taskId: string, options?: StoreWriteOptions): Promise<void>;
+  delete(key: string, options?: StoreWriteOptions): Promise<void>;
 }
 
 /** A lease on one task (see {@link LeasingTaskStore}): while held, no other owner can acquire it. */
@@ -140,13 +145,14 @@ export interface StoreLease {
  * token, and releases the lease at the end. The store decides the TTL (one knob: the store's option).
  */
 export interface LeasingTaskStore extends TaskStore {
-  lease(taskId: string, owner: string): Promise<StoreLease | undefined>;
+  /** Leases the task of `key` (`taskKey(agentUrl, taskId)`: two agents' tasks "1" are two leases). */
+  lease(key: string, owner: string): Promise<StoreLease | undefined>;
   /**
    * Who holds the task's lease now (the owner name it was acquired with), `undefined` when nobody does.
    * Optional: when a store has it, `LEASE_HELD` names the holder, so an app can tell its own lease
    * (another client of the process, a lease it took by hand) from another process's.
    */
-  leaseHolder?(taskId: string): Promise<string | undefined>;
+  leaseHolder?(key: string): Promise<string | undefined>;
 }
 
 /** Whether a store can lease tasks. */

@@ -3,6 +3,7 @@ import { TetherError } from '../errors/tether-error.js';
 import { taskCost } from '../model/cost.js';
 import type { Message, Task } from '../model/types.js';
 import { canLease, type LeasingTaskStore, type StoreLease } from '../store/task-store.js';
+import { taskKey } from '../store/task-key.js';
 import { monotonicNow } from '../util/monotonic-now.js';
 import { finalResult } from './final-check.js';
 import type { FollowContext } from './follow-context.js';
@@ -21,7 +22,7 @@ export function leaseFirst(context: FollowContext, taskId: string, hold: (lease:
   const store = context.store;
   if (!canLease(store)) return undefined;
   const asked = monotonicNow(context.scheduler);
-  return store.lease(taskId, context.owner).then(async (lease) => {
+  return store.lease(taskKey(context.client.agent.url, taskId), context.owner).then(async (lease) => {
     if (!lease) throw await leaseHeld(context, taskId);
     hold(lease, asked);
   });
@@ -33,7 +34,7 @@ export function leaseFirst(context: FollowContext, taskId: string, hold: (lease:
  */
 export async function leaseHeld(context: FollowContext, taskId: string): Promise<TetherError> {
   const store = context.store as Partial<LeasingTaskStore>;
-  const holder = await store.leaseHolder?.(taskId).catch(() => undefined);
+  const holder = await store.leaseHolder?.(taskKey(context.client.agent.url, taskId)).catch(() => undefined);
   const who = holder === undefined ? 'another owner' : `owner ${JSON.stringify(holder)}`;
   return new TetherError(
     'LEASE_HELD',

@@ -84,7 +84,7 @@ export class TaskFollower implements FollowCore {
     this.current = initialState((this.env ??= reducerEnv(this)).tick().now, resilience, resume && { mode: resume.mode, lastEventId: resume.lastEventId, streaming }, options.delivery === 'poll');
     if (resume) {
       this.reconciler = new Reconciler(resume.taskId, resume.contextId, undefined, options.keepArtifacts !== false, context.gate?.());
-      this.records = RecordKeeper.resume(context.store, resume.taskId, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
+      this.records = RecordKeeper.resume(context.store, { agentUrl: context.client.agent.url, taskId: resume.taskId }, { scheduler, onFailure: (error) => this.storeFailed(error), fence: () => this.fence });
       this.oldPushConfigId = resume.pushConfigId;
       context.following.set(resume.taskId, this);
     }

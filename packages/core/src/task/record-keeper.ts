@@ -1,6 +1,6 @@
 import { TASK_RECORD_VERSION, type TaskStore } from '../store/task-store.js';
 import type { DeliveryMode } from './follow-state.js';
-import { StoreWriter, type RecordChange, type StoreWriterOptions } from './store-writer.js';
+import { StoreWriter, type RecordChange, type RecordOf, type StoreWriterOptions } from './store-writer.js';
 
 /** What a task's first record says. */
 export interface NewRecord {
@@ -41,7 +41,7 @@ export class RecordKeeper {
     const { taskId, contextId, agentUrl, delivery, principal, now, parentTaskId, tags } = record;
     const traceparent = record.trace?.traceparent;
     const tracestate = record.trace?.tracestate;
-    const writer = new StoreWriter(store, taskId, options);
+    const writer = new StoreWriter(store, { agentUrl, taskId }, options);
     const stored = writer.put({
       schemaVersion: TASK_RECORD_VERSION,
       taskId,
@@ -60,8 +60,8 @@ export class RecordKeeper {
   }
 
   /** A known task (resumed): its record exists; only changes are written. */
-  static resume(store: TaskStore, taskId: string, options: StoreWriterOptions): RecordKeeper {
-    return new RecordKeeper(new StoreWriter(store, taskId, options), {}, Promise.resolve());
+  static resume(store: TaskStore, task: RecordOf, options: StoreWriterOptions): RecordKeeper {
+    return new RecordKeeper(new StoreWriter(store, task, options), {}, Promise.resolve());
   }
 
   /** Writes `change` unless the record says all of it already. */

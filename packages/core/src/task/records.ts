@@ -1,5 +1,6 @@
 import { TetherError } from '../errors/tether-error.js';
 import { canWatch, isActiveRecord, type TaskRecord } from '../store/task-store.js';
+import { taskKey } from '../store/task-key.js';
 import type { TimerHandle } from '../util/scheduler.js';
 import type { FollowContext } from './follow-context.js';
 
@@ -22,7 +23,7 @@ export async function listRecords(context: FollowContext, filter: TasksFilter = 
   for (const record of records) {
     if (record.principal !== principal) continue;
     if (record.expiresAt !== undefined && record.expiresAt <= now && !isActiveRecord(record)) {
-      expired.push(store.delete(record.taskId));
+      expired.push(store.delete(taskKey(record.agentUrl, record.taskId)));
       continue;
     }
     kept.push(record);

@@ -4,6 +4,7 @@ import type { SendOptions } from '../transport/transport.js';
 import type { FollowContext } from './follow-context.js';
 import { TaskFollower, type DeliveryMode, type FollowOptions } from './follower.js';
 import { canLease, isActiveRecord, TASK_RECORD_VERSION, type TaskRecord } from '../store/task-store.js';
+import { taskKey } from '../store/task-key.js';
 import { TaskHandle } from './task-handle.js';
 import { storeWriteFailed } from './store-writer.js';
 import { compactEvents } from './event-merge.js';
@@ -126,7 +127,7 @@ async function recordEnd(context: FollowContext, record: TaskRecord, fence: numb
   const state = record.state;
   await context.store
     .update(
-      record.taskId,
+      taskKey(record.agentUrl, record.taskId),
       (current) =>
         current && current.outcome === undefined && current.state === state
           ? { ...current, outcome: { kind: 'finished', state, at: now }, expiresAt: now + context.retentionMs, updatedAt: now }
@@ -155,7 +156,9 @@ export async function resumeTask(
   // Several processes share the store: the lease first, then the record, read as its holder (a former
   // holder's later writes are fenced out, so what is read here is not overwritten by one).
   const asked = monotonicNow(scheduler);
-  const lease = canLease(store) ? await store.lease(taskId, context.owner) : undefined;
+  // The record and the lease are this agent's task's: another agent's task of the same id is another task (G11).
+  const key = taskKey(client.agent.url, taskId);
+  const lease = canLease(store) ? await store.lease(key, context.owner) : undefined;
   if (canLease(store) && !lease) {
     if (how.skipLeased) return undefined;
     throw await leaseHeld(context, taskId);
@@ -163,7 +166,7 @@ export async function resumeTask(
   const release = (): void => void lease?.release().catch(() => undefined);
   let record: TaskRecord | undefined;
   try {
-    record = await store.get(taskId);
+    record = await store.get(key);
   } catch (error) {
     release();
     throw error;
@@ -175,13 +178,6 @@ export async function resumeTask(
       `task ${taskId} was started by another principal than this client's (${context.principal === undefined ? 'none' : JSON.stringify(context.principal)})`,
       { taskId, maybeDelivered: false },
     );
-  }
-  if (record && record.agentUrl !== client.agent.url) {
-    release();
-    throw new TetherError('INVALID_ARGUMENT', `task ${taskId} belongs to the agent at ${record.agentUrl}, not ${client.agent.url}`, {
-      taskId,
-      maybeDelivered: false,
-    });
   }
   // resumeAll() listed it as active, but another process finished it meanwhile: nothing to follow.
   if (how.skipLeased && record && !isActiveRecord(record)) {

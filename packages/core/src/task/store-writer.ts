@@ -2,6 +2,13 @@ import { TetherError } from '../errors/tether-error.js';
 import type { StoreWriteOptions, TaskRecord, TaskStore } from '../store/task-store.js';
 import { sleep, type Scheduler } from '../util/scheduler.js';
 import { monotonicNow } from '../util/monotonic-now.js';
+import { taskKey } from '../store/task-key.js';
+
+/** Which task's record a writer writes: an agent's task (the store's key is both, G11). */
+export interface RecordOf {
+  readonly agentUrl: string;
+  readonly taskId: string;
+}
 
 /** The fields of a task's record that change while it is followed. */
 export type RecordChange = Partial<
@@ -55,15 +62,19 @@ export class StoreWriter {
   /** Why nothing may be written (the lease the writes needed was not taken). */
   private blocked: TetherError | undefined;
   private pending: RecordChange | undefined;
+  private readonly taskId: string;
+  private readonly key: string;
   /** The last write that failed for good, as a typed error (`flush()` rejects with it). */
   failure: TetherError | undefined;
 
   constructor(
     private readonly store: TaskStore,
-    private readonly taskId: string,
+    task: RecordOf,
     private readonly options: StoreWriterOptions,
   ) {
-    if (options.before) this.chain = options.before.catch((error: unknown) => void (this.blocked = storeWriteFailed(taskId, error)));
+    this.taskId = task.taskId;
+    this.key = taskKey(task.agentUrl, task.taskId);
+    if (options.before) this.chain = options.before.catch((error: unknown) => void (this.blocked = storeWriteFailed(task.taskId, error)));
   }
 
   private writeOptions(): StoreWriteOptions | undefined {
@@ -114,7 +125,7 @@ export class StoreWriter {
       const written = change;
       const updatedAt = scheduler.now();
       try {
-        await this.store.update(this.taskId, (record) => (record ? { ...record, ...written, updatedAt } : record), this.writeOptions());
+        await this.store.update(this.key, (record) => (record ? { ...record, ...written, updatedAt } : record), this.writeOptions());
         return;
       } catch (error) {
         const typed = storeWriteFailed(this.taskId, error);

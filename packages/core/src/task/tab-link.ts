@@ -9,6 +9,7 @@ import type { FollowContext } from './follow-context.js';
 import type { FollowCore } from './follow-core.js';
 import type { Reconciler } from './reconciler.js';
 import type { ConnectionState, TaskEvent } from './task-event.js';
+import { taskKey } from '../store/task-key.js';
 
 /** What a {@link TabLink} needs of the follow it belongs to (the follower; never imported here). */
 export interface LinkedFollow {
@@ -194,7 +195,7 @@ export class TabLink {
     // The driver lets go after its last record write: a record that says the follow ended (the task's end,
     // or an error since this client began to mirror) means the driver ended it, and its "finished" or
     // "failed" is on its way (a lock can change hands before a message arrives).
-    const record = await this.context.store.get(f.taskId ?? '').catch(() => undefined);
+    const record = await this.context.store.get(taskKey(this.context.client.agent.url, f.taskId ?? '')).catch(() => undefined);
     const failed = record?.lastError !== undefined && record.lastError.at >= this.mirroredSince ? record.lastError : undefined;
     let look = false;
     if (record && (!isActiveRecord(record) || failed) && this.mirroring && !f.finished) {

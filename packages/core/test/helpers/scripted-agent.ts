@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ManualScheduler } from '@a2a-tether/testkit';
-import { connect, type A2AClient, type ConnectOptions, type TaskEvent, type TaskHandle } from '../../src/index.js';
+import { connect, taskKey, type A2AClient, type ConnectOptions, type TaskEvent, type TaskHandle } from '../../src/index.js';
 import { json, rpcFrame, startScriptedServer, v1Card, type ScriptedServer } from './scripted-server.js';
 
 /** One JSON-RPC request the scripted agent received. */
@@ -35,6 +35,8 @@ export interface ScriptedAgent {
   worstWindow(windowMs?: number, methods?: (m: string) => boolean): number;
   /** A client on this agent (small delays so tests stay short; override per test). */
   client(extra?: ConnectOptions): Promise<A2AClient>;
+  /** The store key of this agent's task `taskId` (default {@link T}): `taskKey(card URL, taskId)`. */
+  key(taskId?: string): string;
   /** Answers with SSE frames; `end` false keeps the response open (closed when the test ends). */
   sse(res: ServerResponse, frames: string[], end: boolean): void;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startScriptedAgent(version: '1.0' | '0.3' = '1.0'): Promis
       }
       return worst;
     },
+    key: (taskId = T) => taskKey(`${server.url}/.well-known/agent-card.json`, taskId),
     client: (extra = {}) =>
       connect(server.url, {
         cardCache: false,

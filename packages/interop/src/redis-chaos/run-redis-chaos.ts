@@ -209,7 +209,7 @@ export async function runRedisChaos(options: RedisChaosOptions): Promise<RedisCh
     const sampling$ = (async () => {
       while (sampling) {
         try {
-          const values = await sampler.mGet(ids.map((id) => `${prefix}task:${id}`));
+          const values = await sampler.mGet(ids.map((id) => `${prefix}task-record:${starter.taskKey(id)}`));
           values.forEach((raw, index) => {
             const id = ids[index] as string;
             const before = seen.get(id);

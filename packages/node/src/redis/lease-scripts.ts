@@ -76,3 +76,27 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return 1
 end
 return 0`;
+
+/**
+ * KEYS: the record of the layout before (`task:{id}`), its id set, the record at its key, the key set, the
+ * fence before, the fence at the key. ARGV: the JSON read before, the id, the key. Moves a record filed by
+ * its task id alone under its key (unless a record is there already), with its fence count (the larger
+ * one), and removes the old one; JSON '' (no record: deleted meanwhile) drops the id from the old set.
+ * 1 done, 0 the old record changed meanwhile (read it again).
+ */
+export const MIGRATE = `
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[1] then return 0 end
+if current == '' then
+  redis.call('SREM', KEYS[2], ARGV[2])
+  return 1
+end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('SET', KEYS[3], ARGV[1])
+  redis.call('SADD', KEYS[4], ARGV[3])
+end
+local fence = tonumber(redis.call('GET', KEYS[5]) or '0')
+if fence > tonumber(redis.call('GET', KEYS[6]) or '0') then redis.call('SET', KEYS[6], fence) end
+redis.call('DEL', KEYS[1], KEYS[5])
+redis.call('SREM', KEYS[2], ARGV[2])
+return 1`;

@@ -182,7 +182,7 @@ export class AgentOperations {
       scenarioName,
       scenario,
       clone(message),
-      randomUUID(),
+      this.options.taskId(),
       message.contextId ?? randomUUID(),
       misbehaviour,
     );

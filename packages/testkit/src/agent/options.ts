@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { TestAgentAuth } from './auth.js';
 import { resolveCors } from './cors.js';
 import type { CorsMode, TestAgentCors } from './cors.js';
@@ -108,6 +109,12 @@ export interface TestAgentOptions {
   port?: number | undefined;
   /** How long CancelTask waits for the scenario to reach a final state before answering. Default 100 ms. */
   cancelWaitMs?: number | undefined;
+  /**
+   * How the agent names each task it creates. Default a random UUID. `() => '1'` makes a naive agent
+   * that names every task "1" (as agents that count from 1 do): two such agents give a client two tasks
+   * with one id. Within one agent the latest task of an id is the one its methods find.
+   */
+  taskId?: (() => string) | undefined;
 }
 
 /** Defaults of {@link TestAgentOptions} and {@link TestAgentBehaviour}, in one place. */
@@ -148,6 +155,7 @@ export interface ResolvedOptions {
   scenarios: Record<string, ScenarioFn>;
   port: number;
   cancelWaitMs: number;
+  taskId: () => string;
 }
 
 export function resolveOptions(options: TestAgentOptions, builtIns: Record<string, ScenarioFn>): ResolvedOptions {
@@ -178,6 +186,7 @@ export function resolveOptions(options: TestAgentOptions, builtIns: Record<strin
     scenarios: { ...builtIns, ...options.scenarios },
     port: options.port ?? d.port,
     cancelWaitMs: options.cancelWaitMs ?? d.cancelWaitMs,
+    taskId: options.taskId ?? randomUUID,
   };
 }
 
