@@ -40,7 +40,7 @@ function parseMetadata(value: string | undefined): Metadata | undefined {
 async function recordTask(client: A2AClient, store: TaskStore, result: SendResult): Promise<void> {
   if (result.kind !== 'task' || isTerminalState(result.status.state)) return;
   const now = Date.now();
-  const existing = await store.get(result.id);
+  const existing = await store.get(client.taskKey(result.id));
   if (existing) return;
   await store.put({
     schemaVersion: TASK_RECORD_VERSION,
@@ -97,6 +97,6 @@ export async function send(context: RunContext, parts: PartFlags, flags: SendFla
   // The id is known (and stored) now: say it before waiting, so an interrupted wait does not lose it.
   if (handle.taskId !== undefined && !stream) io.err(line`Waiting for task ${handle.taskId} (interrupting stops watching, not the task: tether task resume ${shellWord(handle.taskId)})\n`);
   const end = await followHandle(handle, renderer, { timeoutMs });
-  await settleRecord(store, end);
+  await settleRecord(store, client, end);
   warnOutcome(io, end, end.kind === 'task' ? resumeCommand(end.task.id, agentRef) : undefined);
 }

@@ -45,14 +45,16 @@ export async function taskResume(context: RunContext, taskId: string, flags: Fol
   const store = localStore(globals);
   let agentRef = globals.agentCard;
   if (agentRef === undefined || agentRef === '') {
-    const record = await store.get(taskId);
-    if (!record) throw CliError.usage(`task ${taskId} is not in the local store (${globals.store}) and no agent was given`, 'pass -a <agent> to follow a task the store does not know');
-    agentRef = record.agentUrl;
+    // Task ids belong to their agent: the store may hold a task of this id for several agents (G11).
+    const agentsOf = [...new Set((await store.list()).filter((r) => r.taskId === taskId).map((r) => r.agentUrl))];
+    if (agentsOf.length === 0) throw CliError.usage(`task ${taskId} is not in the local store (${globals.store}) and no agent was given`, 'pass -a <agent> to follow a task the store does not know');
+    if (agentsOf.length > 1) throw CliError.usage(`task ${taskId} is in the local store for ${agentsOf.length} agents (${agentsOf.join(', ')})`, 'pass -a <agent> to say whose task to follow');
+    agentRef = agentsOf[0] as string;
   }
   const client = await openClient(context, { store, ref: agentRef });
   const renderer = chooseRenderer(globals.output, io, { stream: flags.stream === true, verbose: globals.verbose, version: client.interface.protocolVersion, result: 'send', agentRef, live: globals.live });
   const handle = await client.resume(taskId);
   const end = await followHandle(handle, renderer, { timeoutMs });
-  await settleRecord(store, end);
+  await settleRecord(store, client, end);
   warnOutcome(io, end, end.kind === 'task' ? resumeCommand(end.task.id, agentRef) : undefined);
 }
