@@ -75,7 +75,7 @@ describe('two writers on one directory', () => {
     const stop = a.watch(() => told.push('a'));
     await b.put(counted('seen', 0));
     await increment(b, 'seen', 1);
-    await b.delete('seen');
+    await b.delete(key('seen'));
     expect(told).toEqual(['a', 'a', 'a']);
     stop();
   });
@@ -207,7 +207,7 @@ describe('a file named like a record that is not a regular file of a sane size',
       expect(error.taskId).toBe('fifo');
       expect(error.message).toContain(path);
       expect(error.message).toMatch(/is not a regular file \(a FIFO\)/);
-      expect((await rejection(store.update('fifo', (r) => r))).code).toBe('STORE_CORRUPT');
+      expect((await rejection(store.update(key('fifo'), (r) => r))).code).toBe('STORE_CORRUPT');
       const listed = await within(store.list(), HANG_GUARD_MS);
       expect(listed, 'list() with a FIFO named like a record').not.toBe('pending');
       expect(((listed as { value: TaskRecord[] }).value ?? []).map((r) => r.taskId)).toEqual(['good']);
