@@ -1,5 +1,5 @@
 import type { A2AClient, CancelOutcome, ConnectOptions, Part, TaskHandle, TaskRecord } from '@a2a-tether/core';
-import { connect, InvalidParamsError, isActiveRecord, isInterruptedState, randomId, TetherError } from '@a2a-tether/core';
+import { connect, InvalidParamsError, isActiveRecord, isInterruptedState, randomId, TaskNotFoundError, TetherError } from '@a2a-tether/core';
 import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { ChatKeeper, type ChatMessageStore } from './chat-messages.js';
 import { ChunkMapper } from './chunk-mapper.js';
@@ -188,9 +188,10 @@ export class A2AChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implemen
     try {
       handle = await client.start({ parts, contextId, messageId }, { tags });
     } catch (error) {
-      // An error answer to the send (InvalidParams) is proof that nothing was started: the same message
-      // once more, without a context of our choosing. Only for a context id this transport chose.
-      if (!(error instanceof InvalidParamsError) || contextId !== chatId) throw error;
+      // An error answer to the send is proof that nothing was started: the same message once more, without
+      // a context of our choosing. InvalidParams: an agent that names its contexts; TaskNotFound: a context
+      // it (or the relay route in front of it, docs/relay.md) never saw created. Only for the chat id.
+      if (!(error instanceof InvalidParamsError || error instanceof TaskNotFoundError) || contextId !== chatId) throw error;
       handle = await client.start({ parts, messageId }, { tags });
     }
     if (handle.kind === 'message' && handle.message) {
