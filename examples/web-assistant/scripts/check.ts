@@ -1,7 +1,14 @@
 /**
- * End-to-end check of the web assistant in real Chromium (Debian's, never a downloaded one):
- * builds the page with Vite, serves it from one origin, starts the testkit agent on another (strict
- * CORS: only what Tether needs), and drives the page with playwright-core:
+ * End-to-end check of the web assistant in real Chromium (Debian's, never a downloaded one). The demo
+ * agent (server/assistant-agent.ts) sends no CORS headers: every page reaches it through the relay
+ * route on its own origin (server/relay.ts). Two runs:
+ *
+ * On Vite's dev server (the relay mounted by vite.config.ts's plugin; React StrictMode, unbundled):
+ *   the chat (scripts/check-chat.ts): question and answer, a reload mid-report continues the same answer
+ *   (one message, no CancelTask), Stop sends one CancelTask, the chat is whole after a reload.
+ *
+ * On the production build (`vite build`, served with the same relay by server/production.ts): the chat
+ * again, and the task board (tasks.html, @a2a-tether/react's hooks):
  *   1. a 40-chunk task streams to completion; the page shows exactly the agent's artifact, no chunk
  *      twice, and its connection indicator went live and ended closed;
  *   2. a task that asks for input shows the reply box; a reply completes it;
@@ -16,53 +23,30 @@
  *      prompts; B is reloaded mid-task and its progress count carries on from where it was; A (the tab
  *      that streams both) is closed; C answers the question; B and C end with the agent's artifacts, and
  *      the agent never had two streams of one task open.
- *   8. the chat page (useChat over A2AChatTransport): a streamed answer, the page reloaded in the middle of
- *      it, continues the same task (the agent got the prompt once) and ends with exactly the agent's
- *      artifact; the agent's question is answered by the next chat message, on the same task.
  * Saves screenshots (test-output/: the page before the reload, or at a failure; the second tab; tabs B and
  * C while the tasks run and pause, and at the end; the chat). Every wait is bounded; any failure exits 1.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect as nodeConnect, type Part } from '@a2a-tether/node';
-import { startTestAgent, type TestAgent } from '@a2a-tether/testkit';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { TestAgent } from '@a2a-tether/testkit';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build, createServer as createViteServer } from 'vite';
+import { startAssistantAgent } from '../server/assistant-agent.js';
+import { startProductionServer } from '../server/production.js';
+import { chatPage } from './check-chat.js';
+import { CheckFailed, check, shoot, waitFor, WAIT_MS } from './check-util.js';
 
 const CHROMIUM = process.env['TETHER_CHROMIUM'] ?? '/usr/bin/chromium';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 const output = join(root, 'test-output');
-const WAIT_MS = 30_000;
-const TOTAL_MS = 180_000;
+const TOTAL_MS = 150_000;
 
 const textOf = (parts: readonly Part[]): string => parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
-
-class CheckFailed extends Error {}
-function check(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new CheckFailed(message);
-}
-
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
-
-/** Serves the built page; anything outside dist is a 404. */
-async function serve(): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = normalize(new URL(req.url ?? '/', 'http://x').pathname).replace(/^([/\\])+/, '');
-    const file = join(dist, path === '' ? 'index.html' : path);
-    if (!file.startsWith(dist)) return void res.writeHead(404).end();
-    readFile(file).then(
-      (body) => res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body),
-      () => res.writeHead(404).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
 
 const card = (taskId: string): string => `article.task[data-task-id="${taskId}"]`;
 
@@ -77,15 +61,6 @@ async function send(page: Page, text: string): Promise<string> {
   return id;
 }
 
-async function waitFor(page: Page, what: string, selector: string, attribute: string, accept: (value: string) => boolean): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const value = await page.locator(selector).first().getAttribute(attribute, { timeout: WAIT_MS }).catch(() => null);
-    if (value !== null && accept(value)) return value;
-    check(Date.now() - started < WAIT_MS, `timed out after ${WAIT_MS} ms waiting for ${what} (last ${attribute}=${value ?? 'none'})`);
-    await page.waitForTimeout(50);
-  }
-}
 
 async function agentArtifact(agent: TestAgent, taskId: string, artifactId: string): Promise<{ state: string; text: string }> {
   const client = await nodeConnect(agent.url);
@@ -238,10 +213,6 @@ async function sameLoad(page: Page): Promise<boolean> {
   return page.evaluate(() => (globalThis as { tetherCheckLoad?: boolean }).tetherCheckLoad === true);
 }
 
-async function shoot(name: string, page: Page): Promise<void> {
-  await mkdir(output, { recursive: true });
-  await page.screenshot({ path: join(output, `${name}.png`), fullPage: true });
-}
 
 async function threeTabs(a: Page, agent: TestAgent, url: string): Promise<void> {
   const context = a.context();
@@ -312,84 +283,57 @@ async function threeTabs(a: Page, agent: TestAgent, url: string): Promise<void> 
   );
 }
 
-/** The text of the chat's last assistant message. */
-async function lastAnswer(page: Page): Promise<string> {
-  const answers = page.locator('.msg.assistant');
-  const count = await answers.count();
-  return count === 0 ? '' : await answers.nth(count - 1).locator('.text').allInnerTexts().then((t) => t.join(''));
-}
-
-async function waitForAnswer(page: Page, what: string, accept: (text: string) => boolean): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const text = await lastAnswer(page);
-    if (accept(text)) return text;
-    check(Date.now() - started < WAIT_MS, `timed out after ${WAIT_MS} ms waiting for ${what} (last answer: "${text.slice(-80)}")`);
-    await page.waitForTimeout(50);
+/** The chat on Vite's dev server: the relay from vite.config.ts's plugin, React StrictMode. */
+async function devServer(browser: Browser, agent: TestAgent): Promise<void> {
+  process.env['AGENT_URL'] = agent.url; // vite.config.ts's relay reads it
+  const vite = await createViteServer({ root, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: false } });
+  try {
+    await vite.listen();
+    const origin = (vite.resolvedUrls?.local[0] ?? '').replace(/\/$/, '');
+    check(origin !== '', 'the dev server has no URL');
+    const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+    await chatPage(context, agent, `${origin}/`, 'dev server');
+    await context.close();
+  } finally {
+    await vite.close();
   }
 }
 
-/** How many CancelTask requests the agent got (either binding, either version). */
-function cancelsOf(agent: TestAgent): number {
-  return agent.requests.filter((r) => {
-    const method = (r.body as { method?: string } | undefined)?.method;
-    return method === 'CancelTask' || method === 'tasks/cancel' || r.path.endsWith(':cancel');
-  }).length;
-}
-
-async function chatPage(context: BrowserContext, agent: TestAgent, url: string): Promise<void> {
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  const chatUrl = url.replace('/?', '/chat.html?');
-  const cancelsBefore = cancelsOf(agent);
-  await page.goto(chatUrl);
-  await waitFor(page, 'the chat to connect', 'body', 'data-ready', (r) => r === 'true');
-  const PROMPT = 'stream updates=2 chunks=30 delayMs=80';
-  await page.fill('form input[name=text]', PROMPT);
-  await page.click('form button[type=submit]');
-  const before = await waitForAnswer(page, 'the answer to start', (t) => t.includes('chunk-5;'));
-  await page.reload();
-  await waitFor(page, 'the chat to connect after the reload', 'body', 'data-ready', (r) => r === 'true');
-  const answer = await waitForAnswer(page, 'the resumed answer to end', (t) => t.includes('chunk-30;'));
-  await waitFor(page, 'the chat to be ready', '#messages', 'data-status', (s) => s === 'ready');
-  const chatId = await page.evaluate(() => localStorage.getItem('chat-id'));
-  check(chatId !== null, 'the chat page kept no chat id');
-  const sends = agent.requests.filter((r) => JSON.stringify(r.body ?? '').includes(PROMPT));
-  check(sends.length === 1, `the agent got the prompt ${sends.length} times (once expected: the reload continued the same task)`);
-  check(cancelsOf(agent) === cancelsBefore, `the reload sent ${cancelsOf(agent) - cancelsBefore} CancelTask (none expected: only Stop cancels)`);
-  const userShown = await page.locator('.msg.user').allInnerTexts();
-  check(userShown.includes(PROMPT), `after the reload the chat does not show the user's message (${JSON.stringify(userShown)})`);
-  const client = await nodeConnect(agent.url);
-  const tasks = (await client.listTasks({ contextId: chatId, includeArtifacts: true })).tasks;
-  const streamed = tasks.find((t) => t.artifacts.some((a) => a.artifactId === 'result'));
-  check(streamed !== undefined, `no task of the chat ${chatId} holds the answer (${tasks.length} tasks)`);
-  const truth = textOf(streamed.artifacts.find((a) => a.artifactId === 'result')!.parts);
-  check(answer === truth, `after the reload the chat shows "${answer}", the agent's artifact is "${truth}"`);
-  // A question back: the next message answers it, on the same task.
-  await page.fill('form input[name=text]', 'input');
-  await page.click('form button[type=submit]');
-  await page.locator('.msg.assistant [data-pause]').last().waitFor({ timeout: WAIT_MS });
-  await waitFor(page, 'the chat to be ready at the pause', '#messages', 'data-status', (s) => s === 'ready');
-  await shoot('chat-paused', page);
-  await page.fill('form input[name=text]', 'purple');
-  await page.click('form button[type=submit]');
-  await waitForAnswer(page, 'the answered task to finish', (t) => t.includes('got: purple'));
-  const questions = (await client.listTasks({ contextId: chatId })).tasks.filter((t) => t.history.some((m) => textOf(m.parts) === 'input') || t.status.state === 'completed');
-  const answered = agent.requests.filter((r) => JSON.stringify(r.body ?? '').includes('"purple"'));
-  check(answered.length === 1, `the answer reached the agent ${answered.length} times`);
-  const replyTo = (answered[0]?.body as { params?: { message?: { taskId?: string } } } | undefined)?.params?.message?.taskId;
-  const asked = agent.requests.find((r) => JSON.stringify(r.body ?? '').includes('"input"'));
-  check(replyTo !== undefined && asked !== undefined, 'the answer was not sent to a task (a new turn instead of the reply)');
-  await shoot('chat', page);
-  // The whole chat after one more reload: the user's messages, the answers, the question.
-  await page.reload();
-  await waitFor(page, 'the chat to connect after the last reload', 'body', 'data-ready', (r) => r === 'true');
-  await page.locator('.msg.user', { hasText: 'purple' }).waitFor({ timeout: WAIT_MS });
-  const kept = await page.locator('.msg').allInnerTexts();
-  check(kept.length === 6 && kept[2] === 'input' && kept[3]?.includes('need input') === true && kept[5]?.includes('got: purple') === true, `after the last reload the chat shows ${JSON.stringify(kept).slice(0, 400)}`);
-  check(cancelsOf(agent) === cancelsBefore, 'the chat page sent a CancelTask without Stop');
-  await page.close();
-  console.log(`  ✔ chat: reloaded ${before.split(';').length - 1} chunks into the answer; it continued the same task (the agent got the prompt once) and ended with the agent's ${truth.length} characters exactly; the question was answered by the next message, on its task (${questions.length} tasks in the chat)`);
+/** The production build, served with the same relay: the chat and the task board. */
+async function production(browser: Browser, agent: TestAgent): Promise<void> {
+  const site = await startProductionServer(dist, agent.url);
+  try {
+    // One context: its pages are tabs of one origin (shared IndexedDB, Web Locks, BroadcastChannel).
+    const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+    const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    await chatPage(context, agent, `${origin}/`, 'production');
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    const url = `${origin}/tasks.html`;
+    await page.goto(url);
+    await waitFor(page, 'the page to connect', 'body', 'data-ready', (r) => r !== '');
+    check((await page.locator('body').getAttribute('data-ready')) === 'true', `the page did not connect: ${await page.locator('#status').innerText()}`);
+    // The screenshot shows the three finished cards (or the page as it was when a step failed).
+    const screenshot = async (): Promise<void> => {
+      await mkdir(output, { recursive: true });
+      await page.screenshot({ path: join(output, 'web-assistant.png'), fullPage: true });
+    };
+    try {
+      await longTask(page, agent);
+      await inputTask(page, agent);
+      await cancelTask(page, agent);
+      await screenshot();
+      await reloadTask(page, agent);
+      await secondTab(page, agent, url);
+      await tabAlreadyOpen(page, agent, url);
+      await threeTabs(page, agent, url);
+    } catch (error) {
+      await screenshot().catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await new Promise((resolve) => site.close(resolve));
+  }
 }
 
 /** Runs the check; `false` when it was skipped (no Chromium, not in CI). */
@@ -412,45 +356,17 @@ async function main(): Promise<boolean> {
     console.warn(`\n⚠⚠ web-assistant: no Chromium at ${CHROMIUM} — the end-to-end check is SKIPPED (the page was built) ⚠⚠\n`);
     return false;
   }
-  const site = await serve();
-  await using agent = await startTestAgent({ cors: 'strict' });
+  await using agent = await startAssistantAgent({ wordDelayMs: 25 });
   let browser: Browser | undefined;
   try {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
-    // One context: its pages are tabs of one origin (shared IndexedDB, Web Locks, BroadcastChannel).
-    const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    // The page and the agent are on two origins: every call crosses (strict) CORS.
-    const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/?agent=${encodeURIComponent(agent.url)}`;
-    await page.goto(url);
-    await waitFor(page, 'the page to connect', 'body', 'data-ready', (r) => r !== '');
-    check((await page.locator('body').getAttribute('data-ready')) === 'true', `the page did not connect: ${await page.locator('#status').innerText()}`);
-    // The screenshot shows the three finished cards (or the page as it was when a step failed).
-    const screenshot = async (): Promise<void> => {
-      await mkdir(output, { recursive: true });
-      await page.screenshot({ path: join(output, 'web-assistant.png'), fullPage: true });
-    };
-    try {
-      await longTask(page, agent);
-      await inputTask(page, agent);
-      await cancelTask(page, agent);
-      await screenshot();
-      await reloadTask(page, agent);
-      await secondTab(page, agent, url);
-      await tabAlreadyOpen(page, agent, url);
-      await threeTabs(page, agent, url);
-      await chatPage(context, agent, url);
-    } catch (error) {
-      await screenshot().catch(() => undefined);
-      throw error;
-    }
+    await devServer(browser, agent);
+    await production(browser, agent);
   } finally {
     await browser?.close();
-    await new Promise((resolve) => site.close(resolve));
   }
   return true;
 }
@@ -461,7 +377,7 @@ const watchdog = setTimeout(() => {
 }, TOTAL_MS);
 watchdog.unref();
 try {
-  if (await main()) console.log('web-assistant check: ok (streamed, replied, cancelled, resumed after a reload, followed from a second tab, shown in a tab already open, carried across three tabs with a reload, a closed tab and a pause answered from another, and a useChat conversation resumed after a reload, in real Chromium)');
+  if (await main()) console.log('web-assistant check: ok (through the relay, in real Chromium: the chat on the dev server with StrictMode and in the production build — a question answered, a reload mid-report continued, Stop canceled, the chat whole after a reload; the task board streamed, replied, cancelled, resumed after a reload, followed from a second tab, shown in a tab already open, carried across three tabs)');
   else console.log('web-assistant check: SKIPPED in the browser (no Chromium); the page builds');
 } catch (error) {
   console.error(`web-assistant check: FAILED — ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

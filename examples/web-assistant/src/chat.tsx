@@ -37,6 +37,28 @@ function Chat({ agentUrl }: { agentUrl: string }) {
   return <Conversation transport={transport} id={id} initial={initial} />;
 }
 
+/** A report's Markdown, headings and paragraphs (the demo agent writes `#`/`##` sections). */
+function Report({ text }: { text: string }) {
+  return (
+    <div className="report" data-report={text}>
+      {text.split('\n').map((line, i) =>
+        line.startsWith('## ') ? <h3 key={i}>{line.slice(3)}</h3> : line.startsWith('# ') ? <h2 key={i}>{line.slice(2)}</h2> : line === '' ? null : <p key={i}>{line}</p>,
+      )}
+    </div>
+  );
+}
+
+function Part({ part, paused }: { part: ChatMessage['parts'][number]; paused: boolean }) {
+  if (part.type === 'text') return part.text.startsWith('# ') ? <Report text={part.text} /> : <span className="text">{part.text}</span>;
+  if (part.type === 'file') return <a className="file" href={part.url} download={part.filename ?? 'report.md'}>Download {part.filename ?? `the attached file (${part.mediaType})`}</a>;
+  // The pause says it all: its status line would repeat the question.
+  if (part.type === 'data-a2a-status' && paused) return null;
+  if (part.type === 'data-a2a-status') return <div className="status" data-state={part.data.state}>{part.data.state}{part.data.text ? `: ${part.data.text}` : ''}</div>;
+  // The question itself is the message's text; the pause part says what the next message does.
+  if (part.type === 'data-a2a-pause') return <div className="pause" data-pause={part.data.state}>{part.data.text ? '' : `${part.data.state} — `}Your next message answers it.</div>;
+  return null;
+}
+
 function Conversation({ transport, id, initial }: { transport: A2AChatTransport<ChatMessage>; id: string; initial: ChatMessage[] }) {
   // resume: true — on load, the turn that was running (if any) continues: the same task, replayed from its beginning.
   // Only Stop cancels it: a reload, a navigation, an unmount and StrictMode's double effects never do.
@@ -53,37 +75,34 @@ function Conversation({ transport, id, initial }: { transport: A2AChatTransport<
   };
   return (
     <>
-      <h1>Tether chat</h1>
-      <p className="meta">
-        useChat over A2A: each turn is a task kept in IndexedDB. Reload in the middle of an answer: it continues (the agent gets no second message).{' '}
-        <button
-          type="button"
-          onClick={() => {
-            localStorage.removeItem('chat-id');
-            void chats.delete(id).then(() => location.reload());
-          }}
-        >
-          New chat
-        </button>
-      </p>
+      <header>
+        <h1>Report assistant</h1>
+        <p>
+          Ask for a report: the agent plans, asks who it is for, writes it section by section and attaches it as a file. Each turn is an A2A task kept in
+          IndexedDB: reload in the middle of an answer and it continues; only Stop cancels.{' '}
+          <button
+            type="button"
+            onClick={() => {
+              localStorage.removeItem('chat-id');
+              void chats.delete(id).then(() => location.reload());
+            }}
+          >
+            New chat
+          </button>
+        </p>
+      </header>
       <main id="messages" data-status={status}>
         {messages.map((m) => (
           <div key={m.id} className={`msg ${m.role}`} data-role={m.role} data-id={m.id}>
-            {m.parts.map((part, i) => {
-              if (part.type === 'text') return <span key={i} className="text">{part.text}</span>;
-              // The pause says it all: its status line would repeat the question.
-              if (part.type === 'data-a2a-status' && m.parts.some((p) => p.type === 'data-a2a-pause')) return null;
-              if (part.type === 'data-a2a-status') return <div key={i} className="status" data-state={part.data.state}>{part.data.state}{part.data.text ? `: ${part.data.text}` : ''}</div>;
-              // The question itself is the message's text; the pause part says what the next message does.
-              if (part.type === 'data-a2a-pause') return <div key={i} className="pause" data-pause={part.data.state}>{part.data.text ? '' : `${part.data.state} — `}Your next message answers it.</div>;
-              return null;
-            })}
+            {m.parts.map((part, i) => (
+              <Part key={i} part={part} paused={m.parts.some((p) => p.type === 'data-a2a-pause')} />
+            ))}
           </div>
         ))}
       </main>
       {error && <p className="error">{error.message}</p>}
       <form onSubmit={send}>
-        <input name="text" value={text} onChange={(e) => setText(e.target.value)} placeholder={pause ? 'Your answer' : 'Ask the agent (e.g. stream updates=2 chunks=30 delayMs=100, or input)'} autoComplete="off" />
+        <input name="text" value={text} onChange={(e) => setText(e.target.value)} placeholder={pause ? 'Your answer' : 'e.g. Plan the move of our app to Postgres'} autoComplete="off" />
         <button type="submit">Send</button>
         {(status === 'streaming' || status === 'submitted') && <button type="button" className="stop" onClick={() => void stop()}>Stop</button>}
       </form>
@@ -91,7 +110,10 @@ function Conversation({ transport, id, initial }: { transport: A2AChatTransport<
   );
 }
 
-const agentUrl = new URLSearchParams(location.search).get('agent');
+// The agent through the app's relay (server/relay.ts, on this origin); `?agent=<url>` points the page at another agent.
+const agentUrl = new URLSearchParams(location.search).get('agent') ?? new URL('/api/a2a/assistant', location.href).href;
 createRoot(document.getElementById('root')!).render(
-  <StrictMode>{agentUrl ? <Chat agentUrl={agentUrl} /> : <p>No agent: open this page with ?agent=&lt;agent URL&gt;.</p>}</StrictMode>,
+  <StrictMode>
+    <Chat agentUrl={agentUrl} />
+  </StrictMode>,
 );
