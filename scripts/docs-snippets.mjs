@@ -99,6 +99,8 @@ export function makeWorkDir() {
   symlinkSync(join(root, 'packages', 'react', 'node_modules', '@types', 'react'), join(dir, 'node_modules', '@types', 'react'), 'dir');
   // The AI SDK's React hooks (@ai-sdk/react), as a chat app installs them (the web example does).
   symlinkSync(join(root, 'examples', 'web-assistant', 'node_modules', '@ai-sdk'), join(dir, 'node_modules', '@ai-sdk'), 'dir');
+  // Vite, for a plugin that mounts the relay on its dev server (docs/web-apps.md).
+  symlinkSync(join(root, 'examples', 'web-assistant', 'node_modules', 'vite'), join(dir, 'node_modules', 'vite'), 'dir');
   // zod, as an app that checks data with it installs it (docs/typed-results.md).
   symlinkSync(join(root, 'packages', 'core', 'node_modules', 'zod'), join(dir, 'node_modules', 'zod'), 'dir');
   // vitest and @types/node come from the repository's own node_modules, further up.
