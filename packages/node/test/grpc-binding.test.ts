@@ -329,7 +329,7 @@ describe('what a gRPC agent quotes of our credentials', () => {
     expect((errors[0] as TetherError).message).toContain('[REDACTED]');
   });
 
-  it('a status of 40 KB makes a bounded error; a status past HTTP/2’s header limit ends at the client’s time limit', async () => {
+  it('a status of 40 KB makes a bounded error; a status past HTTP/2’s header limit still ends the call, with a bounded error', async () => {
     const big = 'x'.repeat(40_000);
     let entries = new BinaryWriter().uint32(10).string('TASK_NOT_FOUND').uint32(18).string(big);
     for (let i = 0; i < 2_000; i++) entries = entries.uint32(26).bytes(new BinaryWriter().uint32(10).string(`k${i}`).uint32(18).string('v').finish());
@@ -353,8 +353,13 @@ describe('what a gRPC agent quotes of our credentials', () => {
     expect((error as A2AError).agentMessage.length).toBeLessThan(1_100);
     expect(error.message.length).toBeLessThan(1_300);
 
+    // Past the header limit the call still ends, with a bounded error: on Node 20 the trailers never arrive
+    // and the client's time limit ends it (TIMEOUT); Node 22 and 24 refuse the header block and grpc-js ends
+    // the call at once (NETWORK).
     details = 'x'.repeat(1_000_000);
-    expect(await failureOf(client.getTask('t-1', { maxRetries: 0 }))).toMatchObject({ code: 'TIMEOUT' });
+    const past = await failureOf(client.getTask('t-1', { maxRetries: 0 }));
+    expect(['TIMEOUT', 'NETWORK']).toContain(past.code);
+    expect(past.message.length).toBeLessThan(1_300);
   });
 });
 
